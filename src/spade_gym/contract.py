@@ -1,0 +1,166 @@
+"""The program contract: what an environment program must define, in one place.
+
+Everything that describes a program to someone else reads from here: the sandbox
+(which modules exist inside it), the validator (which methods must exist), the
+designer prompt (the text a model is shown) and the designer-output parser.
+Keeping them on one source of truth means the prompt can never promise a module
+the sandbox refuses, nor the validator demand a method the prompt never asked for.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from spade_gym.errors import DesignerOutputError
+
+#: Suffix that marks the environment class (the SPADE reference loader's rule).
+ENV_CLASS_SUFFIX = "Env"
+#: Methods every program must define on its environment class.
+REQUIRED_METHODS = ("reset", "step", "solution")
+#: Methods a program may define; ``hint`` gives a per-episode privileged hint.
+OPTIONAL_METHODS = ("hint", "close")
+
+#: Modules a program may import. The first group is what programs written for the
+#: SPADE reference loader use; the second is small, pure helpers LLM-written code
+#: reaches for. Each is exposed through a vetted surface (see ``sandbox.surfaces``).
+ALLOWED_MODULES = (
+    "random", "re", "math", "itertools", "functools", "collections", "collections.abc",
+    "string", "json", "copy", "heapq", "operator", "statistics", "fractions", "decimal",
+    "datetime", "dataclasses", "typing", "enum", "bisect", "numpy", "math_verify",
+    # small, side-effect-free helpers
+    "abc", "textwrap", "difflib", "cmath", "numbers", "hashlib", "time", "sys", "types",
+    "__future__",
+)
+
+#: Names the SPADE reference loader injects into every program without an import.
+#: Programs written for it rely on them, so the sandbox provides them too.
+INJECTED_NAMES = {
+    # modules
+    "itertools": "itertools", "math": "math", "random": "random", "re": "re",
+    "json": "json", "collections": "collections", "functools": "functools",
+    "string": "string", "copy": "copy", "heapq": "heapq", "operator": "operator",
+    "statistics": "statistics", "np": "numpy", "numpy": "numpy",
+    # members
+    "deque": "collections.deque", "defaultdict": "collections.defaultdict",
+    "Counter": "collections.Counter", "OrderedDict": "collections.OrderedDict",
+    "namedtuple": "collections.namedtuple",
+    "combinations": "itertools.combinations", "permutations": "itertools.permutations",
+    "product": "itertools.product", "chain": "itertools.chain",
+    "accumulate": "itertools.accumulate",
+    "reduce": "functools.reduce", "lru_cache": "functools.lru_cache",
+    "deepcopy": "copy.deepcopy", "heappush": "heapq.heappush", "heappop": "heapq.heappop",
+    "Tuple": "typing.Tuple", "Dict": "typing.Dict", "List": "typing.List",
+    "Optional": "typing.Optional", "Union": "typing.Union", "Any": "typing.Any",
+    "Set": "typing.Set", "FrozenSet": "typing.FrozenSet", "Callable": "typing.Callable",
+    "Iterable": "typing.Iterable", "Sequence": "typing.Sequence", "Mapping": "typing.Mapping",
+}
+
+#: Default number of turns when neither the program nor the card says otherwise.
+DEFAULT_MAX_TURNS = 10
+#: Reward a winning episode ends with (the reference convention).
+WIN_REWARD = 1.0
+
+#: The contract as the designer model reads it. Kept short and exact: every sentence is
+#: something the validator checks or the sandbox enforces.
+CONTRACT_TEXT = f"""\
+PROGRAM CONTRACT (checked automatically; a program that breaks it is rejected)
+- One Python module defining exactly one environment class whose name ends in `Env`
+  (helper classes and functions are fine).
+- `__init__(self, max_turns=<N>, **kwargs)`: store `max_turns`, initialise ALL state.
+  Accept a `difficulty` keyword ("easy", "medium", "hard") that changes the task size.
+- `reset(self, seed=None) -> (observation: str, info: dict)`: start a new task. The same
+  seed must always give the same task; seed your random generator from it
+  (`self.rng = random.Random(seed)` or `random.seed(seed)`). Different seeds must give
+  different tasks.
+- `step(self, action: str) -> (observation: str, reward: float, terminated: bool,
+  truncated: bool, info: dict)`: never raise, whatever the text (empty, huge, unicode,
+  malformed). Answers/commands arrive as `\\boxed{{...}}`; text without a box gets a
+  format reminder. Reward is a finite float in [-1, 1]; a win gives {WIN_REWARD} and
+  `terminated=True`. Every episode must end (terminated or truncated) within `max_turns`.
+- `solution(self) -> str`: the winning answer for the CURRENT state (for multi-turn games:
+  the best next action). Answering `\\boxed{{<solution()>}}` turn after turn must win.
+- Optional `hint(self) -> str`: a per-episode privileged hint (never the answer itself).
+- `info` must be JSON-compatible (str, numbers, bools, None, lists, dicts); never put the
+  solution in it.
+- Allowed imports: {", ".join(m for m in ALLOWED_MODULES if m != "__future__")}.
+  `from math_verify import parse, verify` compares mathematical answers.
+  No file, network, process or OS access; no `eval`/`exec`/`open`/`input`; no dunder
+  attributes except `__init__`, `__name__`, `__class__` and operator methods.
+- Observations are at most 64 KiB of text; each call must return within a few seconds.
+"""
+
+
+# --------------------------------------------------------------------------- designer output
+
+
+@dataclass(frozen=True)
+class DesignerOutput:
+    """A designer completion split into its parts."""
+
+    code: str
+    hint: str | None
+    #: Non-fatal remarks about the parse (several code blocks, missing hint, ...).
+    notes: tuple[str, ...] = ()
+
+
+_THINK_END = re.compile(r"</think>", re.IGNORECASE)
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)(?:\n[ \t]*```|\Z)", re.DOTALL)
+_HINT = re.compile(r"<hint>(.*?)(?:</hint>|\Z)", re.DOTALL | re.IGNORECASE)
+_CLASS_ENV = re.compile(r"^class\s+\w*Env\b", re.MULTILINE)
+
+
+def parse_designer_output(text: str) -> DesignerOutput:
+    """Extract the program and the ``<hint>`` from a designer completion.
+
+    Tolerant by design: models wrap answers in thinking text, emit several code
+    blocks, forget the fence or the closing tag. The rules, in order:
+
+    * everything up to the last ``</think>`` is discarded;
+    * the program is the fenced block (``python`` or unlabelled) that defines an
+      ``*Env`` class — the last such block if there are several, since models revise;
+      without any fence, the text from the first ``import``/``class`` line is used;
+    * the hint is the content of the last ``<hint>...</hint>`` outside code blocks.
+
+    Raises :class:`DesignerOutputError` naming exactly what was missing.
+    """
+    if not isinstance(text, str):
+        raise DesignerOutputError(f"designer output must be text, got {type(text).__name__}")
+    notes: list[str] = []
+    ends = list(_THINK_END.finditer(text))
+    if ends:
+        text = text[ends[-1].end():]
+    blocks = [(m.group(1).lower(), m.group(2), m.span()) for m in _FENCE.finditer(text)]
+    code_blocks = [b for b in blocks if b[0] in ("python", "py", "python3", "")]
+    env_blocks = [b for b in code_blocks if _CLASS_ENV.search(b[1])]
+    outside = text
+    for _, _, (start, end) in sorted(blocks, key=lambda b: b[2][0], reverse=True):
+        outside = outside[:start] + outside[end:]
+    if env_blocks:
+        code = env_blocks[-1][1]
+        if len(env_blocks) > 1:
+            notes.append(f"{len(env_blocks)} code blocks define an *Env class; used the last one")
+    elif code_blocks:
+        raise DesignerOutputError(
+            "found a ```python block but no class whose name ends in 'Env' in it; "
+            "the program must define the environment class (e.g. `class MazeEnv:`)"
+        )
+    else:
+        start = re.search(r"^(?:from\s+\S+\s+import|import\s|class\s)", text, re.MULTILINE)
+        if start is None or not _CLASS_ENV.search(text):
+            raise DesignerOutputError(
+                "no program found: expected one ```python code block defining a class whose "
+                "name ends in 'Env'"
+            )
+        code = text[start.start():]
+        hint_at = re.search(r"<hint>", code, re.IGNORECASE)
+        if hint_at:
+            code = code[: hint_at.start()]
+        outside = text[: start.start()] + (text[start.start() + hint_at.start():] if hint_at else "")
+        notes.append("no code fence; took the program from the first import/class line")
+    hints = [h.strip() for h in _HINT.findall(outside)]
+    hints = [h for h in hints if h]
+    hint = hints[-1] if hints else None
+    if hint is None:
+        notes.append("no <hint>...</hint> section found")
+    return DesignerOutput(code=code.strip("\n") + "\n", hint=hint, notes=tuple(notes))

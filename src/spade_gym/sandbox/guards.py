@@ -1,0 +1,317 @@
+"""Runtime half of the language layer: the guards compiled programs call.
+
+The policy (``policy.py``) rewrites every attribute read into ``_getattr_(obj, "name")``
+(or ``_getattr_slow_`` for names it cannot judge from the text alone) and every
+attribute write into ``_write_(obj).name = value``. This module supplies those
+functions, the builtins a program sees and the import hook that hands out
+:class:`~spade_gym.sandbox.surfaces.SafeModule` surfaces.
+
+``_getattr_`` runs on every attribute access of every step, so it is deliberately
+tiny: one native ``getattr`` and one set-membership test on the *type* of the result
+(modules, frames, code objects, tracebacks, memoryviews and a handful of dangerous
+builtin functions are refused whatever the name that led to them). Everything that
+needs thought — private names, dunders, ``str.format`` — happens in
+``_getattr_slow_``, which only names starting with ``_`` or a few special public
+names reach.
+
+Denials raise :class:`SandboxAttributeError`, a subclass of ``AttributeError``, so
+``hasattr(x, "_fields")``-style probing in honest programs degrades the way it would
+for a missing attribute, while the message says plainly that the sandbox refused.
+"""
+
+from __future__ import annotations
+
+import _string
+import builtins
+import decimal
+import types
+
+import numpy
+
+from spade_gym.sandbox.policy import DENIED_ATTRIBUTES, READABLE_DUNDER_ATTRS
+
+#: ``__name__`` of every program module; classes a program defines carry it as
+#: ``__module__``, which is how the guards recognise "the program's own objects".
+PROGRAM_MODULE = "spade_program"
+
+#: Values of these types are never handed to a program, whatever attribute led there.
+BLOCKED_VALUE_TYPES = frozenset(
+    {types.ModuleType, types.FrameType, types.CodeType, types.TracebackType, memoryview}
+)
+#: Builtin functions that must stay out of reach even if some object exposes them.
+_BLOCKED_BUILTINS = frozenset(
+    id(f) for f in (
+        builtins.open, builtins.eval, builtins.exec, builtins.compile, builtins.__import__,
+        builtins.breakpoint, builtins.input, builtins.globals, builtins.vars, builtins.locals,
+    )
+)
+_SPECIAL_VALUE_TYPES = BLOCKED_VALUE_TYPES | {types.BuiltinFunctionType}
+
+#: Library types whose instances programs legitimately configure by attribute.
+WRITABLE_LIBRARY_TYPES = frozenset({types.SimpleNamespace, decimal.Context})
+
+_FORMAT_NAMES = frozenset({"format", "format_map"})
+_NUMPY_PICKLE_NAMES = frozenset({"dump", "dumps"})
+
+
+class SandboxAttributeError(AttributeError):
+    """An attribute access refused by the sandbox (a policy decision, not a missing name)."""
+
+
+def _describe(obj) -> str:
+    if isinstance(obj, type):
+        return f"class '{obj.__name__}'"
+    return f"'{type(obj).__name__}' object"
+
+
+def _check_format_string(template: str, cache: dict) -> None:
+    """Refuse ``{0.attr}`` traversal (and nested fields) in str.format templates."""
+    if template in cache:
+        return
+    pending = [template]
+    depth = 0
+    while pending:
+        depth += 1
+        if depth > 64:
+            raise SandboxAttributeError("format string is nested too deeply")
+        text = pending.pop()
+        for _literal, field_name, spec, _conversion in _string.formatter_parser(text):
+            if field_name:
+                _first, rest = _string.formatter_field_name_split(field_name)
+                for is_attr, key in rest:
+                    if is_attr:
+                        raise SandboxAttributeError(
+                            f"attribute access in format strings ('{{{field_name}}}') is blocked by the sandbox"
+                        )
+                    if isinstance(key, str) and key.startswith("_"):
+                        raise SandboxAttributeError(f"private key in format string ('{{{field_name}}}') is blocked")
+            if spec and "{" in spec:
+                pending.append(spec)
+    if len(cache) < 4096:
+        cache[template] = True
+
+
+class Guards:
+    """The guard functions and builtins for one worker (all instances of one program)."""
+
+    def __init__(self, print_sink):
+        self._program_types: dict[type, bool] = {}
+        self._format_cache: dict[str, bool] = {}
+        self.print_sink = print_sink
+        self.getattr_fast = self._make_fast_getattr()
+        self.getattr_slow = self._make_slow_getattr()
+        self.write = self._make_write()
+
+    # ----------------------------------------------------------- program ownership
+
+    def is_program_type(self, tp) -> bool:
+        cache = self._program_types
+        known = cache.get(tp)
+        if known is None:
+            try:
+                known = type.__getattribute__(tp, "__module__") == PROGRAM_MODULE
+            except (AttributeError, TypeError):
+                known = False
+            cache[tp] = known
+        return known
+
+    def is_program_object(self, obj) -> bool:
+        if self.is_program_type(type(obj)):
+            return True
+        if isinstance(obj, type):
+            return self.is_program_type(obj)
+        if type(obj) is super:
+            return self.is_program_type(obj.__thisclass__)
+        return False
+
+    # ----------------------------------------------------------- getattr
+
+    def _make_fast_getattr(self):
+        special = _SPECIAL_VALUE_TYPES
+        blocked_types = BLOCKED_VALUE_TYPES
+        blocked_builtins = _BLOCKED_BUILTINS
+        native_getattr = getattr
+
+        def _getattr_(obj, name):
+            value = native_getattr(obj, name)
+            if type(value) in special:
+                if type(value) in blocked_types or id(value) in blocked_builtins:
+                    raise SandboxAttributeError(
+                        f"'{name}' of {_describe(obj)} leads to a {type(value).__name__} object, "
+                        "which is blocked by the sandbox"
+                    )
+            return value
+
+        return _getattr_
+
+    def _make_slow_getattr(self):
+        fast = None  # bound below; the slow path ends in the same result check
+        missing = object()
+        format_cache = self._format_cache
+        guards = self
+
+        def guarded_format(template, method):
+            def format_call(*args, **kwargs):
+                _check_format_string(template, format_cache)
+                return method(*args, **kwargs)
+
+            return format_call
+
+        def _getattr_slow_(obj, name, default=missing):
+            if type(name) is not str:
+                raise TypeError(f"attribute name must be a string, not {type(name).__name__}")
+            if name[:1] == "_":
+                if name[:2] == "__" and name[-2:] == "__" and len(name) > 4:
+                    if name not in READABLE_DUNDER_ATTRS:
+                        raise SandboxAttributeError(f"attribute '{name}' is blocked by the sandbox")
+                    if name == "__dict__" and not guards.is_program_object(obj):
+                        raise SandboxAttributeError(
+                            f"'__dict__' of {_describe(obj)} is blocked by the sandbox (only the program's own objects)"
+                        )
+                elif not guards.is_program_object(obj):
+                    raise SandboxAttributeError(
+                        f"private attribute '{name}' of {_describe(obj)} is blocked by the sandbox "
+                        "(single-underscore names are only accessible on classes the program defines)"
+                    )
+            elif name in DENIED_ATTRIBUTES:
+                raise SandboxAttributeError(f"attribute '{name}' is blocked by the sandbox")
+            elif name in _FORMAT_NAMES:
+                if isinstance(obj, str):
+                    method = getattr(obj, name)
+                    return guarded_format(obj, method)
+                if isinstance(obj, type) and issubclass(obj, str):
+                    unbound = getattr(obj, name)
+
+                    def format_unbound(template, *args, **kwargs):
+                        if isinstance(template, str):
+                            _check_format_string(template, format_cache)
+                        return unbound(template, *args, **kwargs)
+
+                    return format_unbound
+            elif name in _NUMPY_PICKLE_NAMES and (
+                isinstance(obj, (numpy.ndarray, numpy.generic))
+                or (isinstance(obj, type) and issubclass(obj, (numpy.ndarray, numpy.generic)))
+            ):
+                raise SandboxAttributeError(f"numpy '{name}' (pickling to files) is blocked by the sandbox")
+            try:
+                return fast(obj, name)
+            except AttributeError:
+                if default is missing:
+                    raise
+                return default
+
+        fast = self.getattr_fast
+        return _getattr_slow_
+
+    # ----------------------------------------------------------- writes
+
+    def _make_write(self):
+        writable: dict[type, bool] = {}
+        guards = self
+
+        def _write_(obj):
+            tp = type(obj)
+            ok = writable.get(tp)
+            if ok is None:
+                ok = guards.is_program_type(tp) or tp in WRITABLE_LIBRARY_TYPES
+                writable[tp] = ok
+            if ok or (isinstance(obj, type) and guards.is_program_type(obj)):
+                return obj
+            raise SandboxAttributeError(
+                f"cannot set attributes on {_describe(obj)}: the sandbox only lets a program modify "
+                "objects of classes it defines"
+            )
+
+        return _write_
+
+    def setattr(self, obj, name, value):
+        if type(name) is not str:
+            raise TypeError("attribute name must be a string")
+        if name[:2] == "__" and name[-2:] == "__":
+            raise SandboxAttributeError(f"setting '{name}' is blocked by the sandbox")
+        setattr(self.write(obj), name, value)
+
+    def delattr(self, obj, name):
+        if type(name) is not str:
+            raise TypeError("attribute name must be a string")
+        if name[:2] == "__" and name[-2:] == "__":
+            raise SandboxAttributeError(f"deleting '{name}' is blocked by the sandbox")
+        delattr(self.write(obj), name)
+
+    def hasattr(self, obj, name):
+        try:
+            self.getattr_slow(obj, name)
+        except AttributeError:
+            return False
+        return True
+
+    # ----------------------------------------------------------- builtins
+
+    def builtins(self, importer) -> dict:
+        safe = {name: getattr(builtins, name) for name in _SAFE_BUILTIN_NAMES}
+        safe.update(
+            getattr=self.getattr_slow,
+            setattr=self.setattr,
+            delattr=self.delattr,
+            hasattr=self.hasattr,
+            type=GuardedType(),
+            print=self.print_sink,
+            __import__=importer,
+            __build_class__=builtins.__build_class__,
+        )
+        for name in _FORBIDDEN_BUILTINS:
+            safe[name] = _forbidden(name)
+        return safe
+
+
+def _forbidden(name: str):
+    def refuse(*args, **kwargs):
+        raise SandboxAttributeError(f"{name}() is not available in the sandbox")
+
+    refuse.__name__ = name
+    return refuse
+
+
+class GuardedType:
+    """``type`` for programs: one-argument form and ``isinstance(x, type)`` only."""
+
+    __slots__ = ()
+
+    def __call__(self, *args, **kwargs):
+        if len(args) != 1 or kwargs:
+            raise SandboxAttributeError("type() with 3 arguments (dynamic class creation) is blocked by the sandbox")
+        return type(args[0])
+
+    def __instancecheck__(self, obj):
+        return isinstance(obj, type)
+
+    def __subclasscheck__(self, cls):
+        return issubclass(cls, type)
+
+    def __repr__(self):
+        return "<class 'type'>"
+
+    def __eq__(self, other):
+        return other is type or isinstance(other, GuardedType)
+
+    def __hash__(self):
+        return hash(type)
+
+
+_SAFE_BUILTIN_NAMES = tuple(
+    """
+    abs all any ascii bin bool bytearray bytes callable chr classmethod complex dict dir divmod
+    enumerate filter float format frozenset hash hex id int isinstance issubclass iter len list
+    map max min next object oct ord pow property range repr reversed round set slice sorted
+    staticmethod str sum super tuple zip NotImplemented Ellipsis None True False
+    BaseException Exception ArithmeticError AssertionError AttributeError BufferError EOFError
+    FloatingPointError GeneratorExit ImportError IndexError KeyError KeyboardInterrupt LookupError
+    MemoryError ModuleNotFoundError NameError NotImplementedError OSError OverflowError
+    RecursionError ReferenceError RuntimeError StopIteration StopAsyncIteration SyntaxError
+    SystemError TypeError UnboundLocalError UnicodeError UnicodeDecodeError UnicodeEncodeError
+    ValueError ZeroDivisionError Warning UserWarning DeprecationWarning RuntimeWarning
+    ExceptionGroup BaseExceptionGroup
+    """.split()
+)
+_FORBIDDEN_BUILTINS = ("eval", "exec", "compile", "open", "globals", "vars", "locals",
+                       "breakpoint", "input", "memoryview", "help", "exit", "quit")

@@ -1,0 +1,469 @@
+"""Language layer: compile a program under spade-gym's RestrictedPython policy.
+
+RestrictedPython's stock policy is written for short scripts: it rejects every name
+starting with ``_`` and every augmented assignment to an attribute or item, which
+rules out ordinary generated environments (``self._solution``, ``self.turn += 1``,
+``counts[k] += 1``). This policy keeps its machinery (one visitor per AST node type,
+unknown nodes rejected) and changes what is checked:
+
+* attribute *reads* go through ``_getattr_`` (the runtime guard in ``guards.py``),
+  attribute *writes* through ``_write_``; items, iteration and unpacking stay native
+  because no module or private member is reachable through them;
+* dunder names and attributes are rejected except a fixed safe set; single-underscore
+  names are fine, but every name a guard lives under (``_getattr_``...) is reserved,
+  wherever a program could bind it (parameters, comprehensions, ``global``, imports,
+  ``except ... as``, patterns, walrus);
+* imports outside :data:`spade_gym.contract.ALLOWED_MODULES` are rejected at compile
+  time, with the line, so the designer can repair them;
+* ``eval``/``exec``/``open``... are reported when called under their builtin name.
+
+Compiling is pure AST work (no program code runs), but it still happens inside the
+worker process, so a pathological source can only take the worker down.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass, field
+
+from RestrictedPython.transformer import RestrictingNodeTransformer, copy_locations
+
+from spade_gym.contract import ALLOWED_MODULES, ENV_CLASS_SUFFIX
+from spade_gym.errors import PolicyViolation
+
+#: Bumped whenever the policy changes what it accepts; part of compile cache keys.
+POLICY_VERSION = "1"
+#: The filename compiled programs carry; tracebacks use it to keep program frames only.
+PROGRAM_FILENAME = "<spade-program>"
+#: Largest source accepted (characters). Generated environments are a few hundred lines.
+MAX_SOURCE_CHARS = 200_000
+
+#: Special methods a program may define on its own classes.
+SPECIAL_METHODS = frozenset(
+    """
+    __init__ __new__ __post_init__ __repr__ __str__ __format__ __hash__ __bool__ __len__
+    __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __contains__ __iter__ __next__ __reversed__
+    __getitem__ __setitem__ __delitem__ __missing__ __call__ __enter__ __exit__
+    __add__ __radd__ __iadd__ __sub__ __rsub__ __isub__ __mul__ __rmul__ __imul__
+    __matmul__ __rmatmul__ __truediv__ __rtruediv__ __itruediv__ __floordiv__ __rfloordiv__
+    __ifloordiv__ __mod__ __rmod__ __imod__ __divmod__ __rdivmod__ __pow__ __rpow__ __ipow__
+    __neg__ __pos__ __abs__ __invert__ __round__ __trunc__ __floor__ __ceil__
+    __and__ __rand__ __iand__ __or__ __ror__ __ior__ __xor__ __rxor__ __ixor__
+    __lshift__ __rlshift__ __ilshift__ __rshift__ __rrshift__ __irshift__
+    __int__ __float__ __complex__ __index__ __copy__ __deepcopy__ __getattr__
+    __class_getitem__ __init_subclass__ __set_name__ __get__ __set__ __delete__
+    __sizeof__ __del__
+    """.split()
+)
+
+#: Dunder attributes a program may *read*: the special methods above (so that
+#: ``super().__init__()`` and ``super().__eq__(o)`` work) plus harmless metadata.
+#: Everything else (``__globals__``, ``__subclasses__``, ``__mro__``...) is rejected.
+READABLE_DUNDER_ATTRS = (SPECIAL_METHODS - {"__new__", "__init_subclass__", "__set_name__",
+                                            "__get__", "__set__", "__delete__", "__del__"}) | {
+    "__name__", "__qualname__", "__class__", "__doc__", "__module__", "__dict__",
+}
+
+#: Dunder names a program may read as plain names.
+READABLE_DUNDER_NAMES = frozenset({"__name__"})
+
+#: Attribute names that lead to frames, code objects, tracebacks or foreign memory.
+DENIED_ATTRIBUTES = frozenset(
+    """
+    gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await cr_origin ag_frame ag_code ag_await
+    f_back f_builtins f_code f_generator f_globals f_locals f_trace f_lineno tb_frame tb_next tb_lasti tb_lineno
+    co_code co_consts co_names co_varnames co_filename
+    ctypes cffi tofile
+    """.split()
+)
+
+#: Attribute names whose reads take the slow guard, which looks at the object as well
+#: as the name (string formatting traversal, numpy's pickle-to-file ``dump``...).
+GUARDED_ATTRIBUTES = frozenset({"format", "format_map", "dump", "dumps", "mro"})
+
+#: Builtins that do not exist inside the sandbox; calling them under their builtin
+#: name is reported at compile time (a program may still define its own ``compile``).
+FORBIDDEN_CALLS = frozenset(
+    "eval exec compile open globals vars locals breakpoint input memoryview help exit quit".split()
+)
+
+#: Names the runtime injects; a program may never bind them.
+GUARD_NAMES = frozenset({"_getattr_", "_getattr_slow_", "_write_"})
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    """What the static check needs to know about a top-level class."""
+
+    name: str
+    lineno: int
+    bases: tuple[str, ...]
+    methods: tuple[str, ...]
+
+
+@dataclass
+class CompiledProgram:
+    """A program that passed the policy, ready to ``exec`` inside a worker."""
+
+    code: object  # types.CodeType
+    source: str
+    sha256: str
+    classes: list[ClassInfo] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def env_classes(self) -> list[ClassInfo]:
+        """Top-level classes whose name ends in ``Env`` (excluding bare ``Env``)."""
+        return [c for c in self.classes if c.name.endswith(ENV_CLASS_SUFFIX) and c.name != ENV_CLASS_SUFFIX]
+
+
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+def _is_reserved(name: str) -> bool:
+    """Sunder names (``_x_``) are reserved for guards, present and future."""
+    return name in GUARD_NAMES or (len(name) > 2 and name.startswith("_") and name.endswith("_"))
+
+
+#: Importable dotted names: the contract's modules plus numpy's vetted submodules.
+IMPORTABLE = frozenset(ALLOWED_MODULES) | {"numpy.random", "numpy.linalg", "numpy.fft"}
+
+
+def _module_allowed(name: str) -> bool:
+    return name in IMPORTABLE
+
+
+class SpadePolicy(RestrictingNodeTransformer):
+    """The spade-gym compile-time policy (see the module docstring)."""
+
+    def __init__(self, errors=None, warnings=None, used_names=None):
+        super().__init__(errors, warnings, used_names)
+        self._class_stack: list[str] = []
+        self._function_depth = 0
+        #: ``(node, name)`` of calls to forbidden builtins, judged once all bindings are known.
+        self.forbidden_calls: list[tuple[ast.AST, str]] = []
+        #: Every name the program binds anywhere; a call to ``compile(...)`` is only
+        #: reported when ``compile`` is not one of the program's own names.
+        self.bound_names: set[str] = set()
+
+    # ------------------------------------------------------------------ names
+
+    def check_name(self, node, name, allow_magic_methods=False):  # noqa: D401 - RP hook
+        if name is None or name == "_":
+            return
+        if _is_dunder(name):
+            self.error(node, f'"{name}" is not allowed: dunder names are reserved in SPADE programs.')
+        elif _is_reserved(name):
+            self.error(node, f'"{name}" is a reserved name (used by the sandbox guards).')
+
+    def _check_bound(self, node, name):
+        if name is None:
+            return
+        self.bound_names.add(name)
+        self.check_name(node, name)
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id in READABLE_DUNDER_NAMES:
+            return node
+        if not isinstance(node.ctx, ast.Load):
+            self.bound_names.add(node.id)
+        self.check_name(node, node.id)
+        return node
+
+    def check_function_argument_names(self, node):
+        args = node.args
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+            self._check_bound(node, arg.arg)
+        if args.vararg:
+            self._check_bound(node, args.vararg.arg)
+        if args.kwarg:
+            self._check_bound(node, args.kwarg.arg)
+
+    def check_import_names(self, node):
+        for alias in node.names:
+            if alias.name == "*":
+                self.error(node, '"from ... import *" is not allowed; import the names you use.')
+                continue
+            bound = alias.asname or alias.name.split(".")[0]
+            if isinstance(node, ast.ImportFrom):
+                bound = alias.asname or alias.name
+                if _is_dunder(alias.name) or alias.name.startswith("_"):
+                    self.error(node, f'cannot import private name "{alias.name}" from "{node.module}".')
+            self._check_bound(node, bound)
+        return self.node_contents_visit(node)
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            if not _module_allowed(alias.name):
+                self.error(node, _import_message(alias.name))
+        return self.check_import_names(node)
+
+    def visit_ImportFrom(self, node):
+        if node.level:
+            self.error(node, "relative imports are not allowed in SPADE programs.")
+        elif node.module == "__future__":
+            pass
+        elif not _module_allowed(node.module or ""):
+            self.error(node, _import_message(node.module or ""))
+        return self.check_import_names(node)
+
+    def visit_Global(self, node):
+        for name in node.names:
+            self._check_bound(node, name)
+        return node
+
+    def visit_Nonlocal(self, node):
+        for name in node.names:
+            self._check_bound(node, name)
+        return node
+
+    def visit_ExceptHandler(self, node):
+        node = self.node_contents_visit(node)
+        self._check_bound(node, node.name)
+        return node
+
+    # ------------------------------------------------------------------ attributes
+
+    def _mangle(self, attr: str) -> str:
+        """Apply Python's private-name mangling ourselves: attribute *reads* become
+        ``_getattr_(obj, "name")`` calls, and the compiler never mangles strings."""
+        if attr.startswith("__") and not attr.endswith("__") and self._class_stack:
+            owner = self._class_stack[-1].lstrip("_")
+            if owner:
+                return f"_{owner}{attr}"
+        return attr
+
+    def _check_attr(self, node, attr: str, *, reading: bool) -> None:
+        if _is_dunder(attr):
+            if not reading or attr not in READABLE_DUNDER_ATTRS:
+                verb = "read" if reading else "assigned"
+                self.error(node, f'attribute "{attr}" may not be {verb} in SPADE programs.')
+        elif attr in DENIED_ATTRIBUTES:
+            self.error(node, f'attribute "{attr}" is not allowed (it leads out of the sandbox).')
+
+    def visit_Attribute(self, node):
+        attr = self._mangle(node.attr)
+        reading = isinstance(node.ctx, ast.Load)
+        self._check_attr(node, attr, reading=reading)
+        node = self.node_contents_visit(node)
+        node.attr = attr
+        if reading:
+            guard = "_getattr_slow_" if (attr.startswith("_") or attr in GUARDED_ATTRIBUTES) else "_getattr_"
+            new_node = ast.Call(func=ast.Name(guard, ast.Load()), args=[node.value, ast.Constant(attr)], keywords=[])
+            copy_locations(new_node, node)
+            return new_node
+        new_value = ast.Call(func=ast.Name("_write_", ast.Load()), args=[node.value], keywords=[])
+        copy_locations(new_value, node.value)
+        node.value = new_value
+        return node
+
+    # ------------------------------------------------------------------ native constructs
+
+    def visit_Subscript(self, node):
+        return self.node_contents_visit(node)
+
+    def guard_iter(self, node):
+        return self.node_contents_visit(node)
+
+    def visit_Assign(self, node):
+        return self.node_contents_visit(node)
+
+    def visit_With(self, node):
+        return self.node_contents_visit(node)
+
+    def visit_AugAssign(self, node):
+        # ``x += 1``, ``self.n += 1`` and ``d[k] += 1`` all stay native statements; the
+        # attribute case is still routed through ``_write_`` by visit_Attribute (Store ctx),
+        # so the implicit read happens only on an object the program may write.
+        return self.node_contents_visit(node)
+
+    def visit_AnnAssign(self, node):
+        return self.node_contents_visit(node)
+
+    def visit_Call(self, node):
+        func = node.func
+        if isinstance(func, ast.Name):
+            if func.id in FORBIDDEN_CALLS:
+                self.forbidden_calls.append((node, func.id))
+            if func.id == "type" and len(node.args) + len(node.keywords) >= 2:
+                self.error(node, "type() with 3 arguments (dynamic class creation) is not allowed; use a class statement.")
+        return self.node_contents_visit(node)
+
+    def visit_JoinedStr(self, node):
+        return self.node_contents_visit(node)
+
+    # ------------------------------------------------------------------ definitions
+
+    def visit_FunctionDef(self, node):
+        in_class_body = bool(self._class_stack) and self._function_depth == 0
+        name = node.name
+        if _is_dunder(name):
+            if not (in_class_body and name in SPECIAL_METHODS):
+                where = "a special method" if in_class_body else "a function name"
+                self.error(node, f'"{name}" is not allowed as {where} in SPADE programs.')
+        else:
+            self._check_bound(node, name)
+        self.bound_names.add(name)
+        self.check_function_argument_names(node)
+        self._function_depth += 1
+        try:
+            return self.node_contents_visit(node)
+        finally:
+            self._function_depth -= 1
+
+    def visit_Lambda(self, node):
+        self.check_function_argument_names(node)
+        return self.node_contents_visit(node)
+
+    def visit_ClassDef(self, node):
+        self._check_bound(node, node.name)
+        for keyword in node.keywords:
+            if keyword.arg == "metaclass":
+                self.error(node, 'the "metaclass" keyword is not allowed; subclass ABC/Enum instead.')
+        # Decorators and bases are evaluated outside the class scope.
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        node.bases = [self.visit(b) for b in node.bases]
+        node.keywords = [self.visit(k) for k in node.keywords]
+        saved_depth = self._function_depth
+        self._class_stack.append(node.name)
+        self._function_depth = 0
+        try:
+            new_body = []
+            for stmt in node.body:
+                result = self.visit(stmt)
+                if result is None:
+                    continue
+                new_body.extend(result if isinstance(result, list) else [result])
+            node.body = new_body or [ast.Pass()]
+        finally:
+            self._class_stack.pop()
+            self._function_depth = saved_depth
+        return node
+
+    def visit_NamedExpr(self, node):
+        node = self.node_contents_visit(node)
+        if isinstance(node.target, ast.Name):
+            self._check_bound(node, node.target.id)
+        return node
+
+    # ------------------------------------------------------------------ pattern matching
+
+    def visit_Match(self, node):
+        return self.node_contents_visit(node)
+
+    def visit_match_case(self, node):
+        return self.node_contents_visit(node)
+
+    def visit_MatchValue(self, node):
+        return self.node_contents_visit(node)
+
+    def visit_MatchSingleton(self, node):
+        return node
+
+    def visit_MatchSequence(self, node):
+        return self.node_contents_visit(node)
+
+    def visit_MatchOr(self, node):
+        return self.node_contents_visit(node)
+
+    def visit_MatchStar(self, node):
+        self._check_bound(node, node.name)
+        return node
+
+    def visit_MatchAs(self, node):
+        self._check_bound(node, node.name)
+        return self.node_contents_visit(node)
+
+    def visit_MatchMapping(self, node):
+        self._check_bound(node, node.rest)
+        return self.node_contents_visit(node)
+
+    def visit_MatchClass(self, node):
+        # Keyword sub-patterns read attributes natively, bypassing ``_getattr_``.
+        for attr in node.kwd_attrs:
+            if attr.startswith("_") or attr in DENIED_ATTRIBUTES:
+                self.error(node, f'pattern attribute "{attr}" is not allowed.')
+        return self.node_contents_visit(node)
+
+    # ------------------------------------------------------------------ module
+
+    def visit_Module(self, node):
+        return self.node_contents_visit(node)
+
+
+def _import_message(module: str) -> str:
+    allowed = ", ".join(m for m in ALLOWED_MODULES if m != "__future__")
+    return f'import of "{module}" is not allowed in SPADE programs (allowed: {allowed}).'
+
+
+def _collect_classes(tree: ast.Module) -> list[ClassInfo]:
+    classes = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ClassDef):
+            methods = tuple(
+                s.name for s in stmt.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            )
+            bases = tuple(ast.unparse(b) for b in stmt.bases)
+            classes.append(ClassInfo(stmt.name, stmt.lineno, bases, methods))
+    return classes
+
+
+def source_sha256(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def compile_program(source: str) -> CompiledProgram:
+    """Compile ``source`` under the spade-gym policy.
+
+    Raises :class:`PolicyViolation` listing every violation (``Line N: ...``) with
+    ``lineno`` set to the first one. Syntax errors are policy violations too: either
+    way the program cannot run, and the message says where.
+    """
+    if not isinstance(source, str):
+        raise PolicyViolation(f"program source must be str, got {type(source).__name__}")
+    if len(source) > MAX_SOURCE_CHARS:
+        raise PolicyViolation(f"program is {len(source)} characters long; the limit is {MAX_SOURCE_CHARS}")
+    if "\x00" in source:
+        raise PolicyViolation("program source contains a NUL character")
+    try:
+        tree = ast.parse(source, PROGRAM_FILENAME, "exec")
+    except SyntaxError as exc:
+        text = (exc.text or "").strip()
+        where = f" at: {text!r}" if text else ""
+        raise PolicyViolation(f"Line {exc.lineno}: SyntaxError: {exc.msg}{where}", lineno=exc.lineno) from None
+    except (RecursionError, MemoryError, ValueError) as exc:
+        raise PolicyViolation(f"program could not be parsed: {type(exc).__name__}: {exc}") from None
+    classes = _collect_classes(tree)
+    errors: list[str] = []
+    warnings: list[str] = []
+    policy = SpadePolicy(errors, warnings, {})
+    try:
+        policy.visit(tree)
+    except RecursionError:
+        raise PolicyViolation("program is nested too deeply to analyse") from None
+    for node, name in policy.forbidden_calls:
+        if name not in policy.bound_names:
+            policy.error(node, f"{name}() is not available in SPADE programs (no eval/exec/file/console access).")
+    if errors:
+        first = _first_line(errors)
+        raise PolicyViolation("\n".join(sorted(set(errors), key=_line_key)), lineno=first)
+    try:
+        code = compile(tree, PROGRAM_FILENAME, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        lineno = getattr(exc, "lineno", None)
+        raise PolicyViolation(f"Line {lineno}: {type(exc).__name__}: {exc}", lineno=lineno) from None
+    return CompiledProgram(code=code, source=source, sha256=source_sha256(source), classes=classes, warnings=warnings)
+
+
+def _line_key(message: str) -> int:
+    try:
+        return int(message.split(":", 1)[0].removeprefix("Line ").strip())
+    except ValueError:
+        return 0
+
+
+def _first_line(errors: list[str]) -> int | None:
+    lines = [_line_key(e) for e in errors]
+    lines = [n for n in lines if n]
+    return min(lines) if lines else None

@@ -1,0 +1,274 @@
+"""Vetted module surfaces: what ``import random`` gives a program inside the sandbox.
+
+A program never holds a real module object. It gets a :class:`SafeModule`, a plain
+read-only object carrying the module's public, non-module members minus a short
+denylist per module (file I/O, dynamic class creation, annotation evaluation...).
+Submodules a program may use (``collections.abc``, ``numpy.random``) are surfaces
+of their own; every other submodule attribute (``json.decoder``, ``re.enum``,
+``fractions.sys``) simply does not exist on the surface.
+
+``random`` and ``numpy.random`` are built per program *instance*: their module-level
+functions are bound to a fresh ``random.Random`` / ``numpy.random.RandomState``, exactly
+as CPython binds them to its hidden global instance. Seeded programs therefore draw
+the same numbers as under plain CPython, while several instances of one program in a
+worker (a vector env) cannot disturb each other's random streams.
+"""
+
+from __future__ import annotations
+
+import __future__ as future_module
+import abc
+import bisect
+import cmath
+import collections
+import collections.abc
+import copy
+import dataclasses
+import datetime
+import decimal
+import difflib
+import enum
+import fractions
+import functools
+import hashlib
+import heapq
+import itertools
+import json
+import math
+import numbers
+import operator
+import random
+import re
+import statistics
+import string
+import sys
+import textwrap
+import time
+import types
+import typing
+
+import numpy
+import numpy.fft
+import numpy.linalg
+import numpy.random
+
+from spade_gym.sandbox import mathverify
+
+#: Types whose instances a program may never hold (see ``guards.BLOCKED_VALUE_TYPES``).
+_NEVER_EXPOSE_TYPES = (types.ModuleType, types.CodeType, types.FrameType, types.TracebackType)
+_NEVER_EXPOSE_VALUES = {
+    id(v) for v in (
+        types.ModuleType, types.CodeType, types.FrameType, types.TracebackType, types.FunctionType,
+        types.LambdaType, types.MethodType, types.CellType, types.GeneratorType, types.CoroutineType,
+        types.new_class, types.prepare_class, memoryview, open, eval, exec, compile, __import__,
+        breakpoint, input, globals, vars, locals,
+    )
+}
+
+
+class SafeModule:
+    """Read-only namespace standing in for a module inside the sandbox."""
+
+    def __init__(self, name: str, members: dict):
+        # ``__name__`` deliberately is not a real module name: on a failed
+        # ``from X import Y`` CPython falls back to ``sys.modules[X.__name__ + '.Y']``,
+        # which must never find a real module.
+        self.__dict__.update(members)
+        self.__dict__["__name__"] = f"{name} (sandboxed)"
+        self.__dict__["__doc__"] = f"Sandboxed view of the '{name}' module."
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"module '{self.__dict__['__name__']}' is read-only in the sandbox")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"module '{self.__dict__['__name__']}' is read-only in the sandbox")
+
+    def __getattr__(self, name):  # only called when the member is absent
+        raise AttributeError(f"module '{self.__dict__['__name__']}' has no attribute '{name}' in the sandbox")
+
+    def __repr__(self) -> str:
+        return f"<module '{self.__dict__['__name__']}'>"
+
+    def __dir__(self):
+        return sorted(k for k in self.__dict__ if not k.startswith("_"))
+
+
+def _public_members(module, *, deny=(), only=None) -> dict:
+    names = only if only is not None else [n for n in dir(module) if not n.startswith("_")]
+    members = {}
+    for name in names:
+        if name in deny or name.startswith("_"):
+            continue
+        try:
+            value = getattr(module, name)
+        except AttributeError:
+            continue
+        if isinstance(value, _NEVER_EXPOSE_TYPES) or id(value) in _NEVER_EXPOSE_VALUES:
+            continue
+        members[name] = value
+    return members
+
+
+# ----------------------------------------------------------------------------- guarded helpers
+
+
+def _guarded_operator(guarded_getattr):
+    """``operator.attrgetter``/``methodcaller`` read attributes natively; rebuild them on the guard."""
+
+    def attrgetter(*names):
+        for n in names:
+            if not isinstance(n, str):
+                raise TypeError("attribute name must be a string")
+        paths = [n.split(".") for n in names]
+
+        def resolve(obj, path):
+            for part in path:
+                obj = guarded_getattr(obj, part)
+            return obj
+
+        if len(paths) == 1:
+            return lambda obj: resolve(obj, paths[0])
+        return lambda obj: tuple(resolve(obj, p) for p in paths)
+
+    def methodcaller(name, /, *args, **kwargs):
+        if not isinstance(name, str):
+            raise TypeError("method name must be a string")
+        return lambda obj: guarded_getattr(obj, name)(*args, **kwargs)
+
+    members = _public_members(operator)
+    members["attrgetter"] = attrgetter
+    members["methodcaller"] = methodcaller
+    return members
+
+
+_RECURSION_CAP = 10_000
+
+
+def _setrecursionlimit(limit):
+    """Raising the limit far beyond CPython's C stack would crash the worker; cap it."""
+    if not isinstance(limit, int) or limit < 50:
+        raise ValueError("recursion limit must be an int >= 50")
+    sys.setrecursionlimit(min(limit, _RECURSION_CAP))
+
+
+# ----------------------------------------------------------------------------- static surfaces
+
+_NUMPY_DENY = frozenset(
+    """
+    save savez savez_compressed load loadtxt savetxt genfromtxt fromfile fromregex memmap
+    ctypeslib lib DataSource f2py testing distutils show_config show_runtime get_include info
+    lookfor source who add_newdoc add_docstring add_newdoc_ufunc byte_bounds recfromcsv
+    recfromtxt load_library from_dlpack deprecate deprecate_with_doc safe_eval disp test
+    """.split()
+)
+
+
+def _static_surfaces(guarded_getattr) -> dict[str, SafeModule]:
+    """Surfaces that hold no per-instance state. Built once per worker."""
+    s: dict[str, SafeModule] = {}
+
+    def add(name, module, **kw):
+        s[name] = SafeModule(name, _public_members(module, **kw))
+        return s[name]
+
+    add("math", math)
+    add("cmath", cmath)
+    add("itertools", itertools)
+    add("functools", functools)
+    add("heapq", heapq)
+    add("bisect", bisect)
+    add("copy", copy)
+    add("statistics", statistics)
+    add("fractions", fractions)
+    add("decimal", decimal)
+    add("datetime", datetime)
+    add("enum", enum)
+    add("numbers", numbers)
+    add("abc", abc)
+    add("textwrap", textwrap)
+    add("difflib", difflib)
+    add("string", string, deny={"Formatter"})
+    add("json", json)
+    add("re", re)
+    add("typing", typing, deny={"get_type_hints", "get_overloads", "clear_overloads"})
+    add("dataclasses", dataclasses, deny={"make_dataclass"})
+    add("hashlib", hashlib, deny={"file_digest"})
+    add("time", time, only=[
+        "time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns",
+        "process_time", "sleep", "strftime", "gmtime", "localtime", "mktime", "asctime",
+        "ctime", "struct_time",
+    ])
+    add("types", types, only=["SimpleNamespace", "MappingProxyType"])
+    s["sys"] = SafeModule("sys", {
+        "maxsize": sys.maxsize, "float_info": sys.float_info, "int_info": sys.int_info,
+        "version_info": sys.version_info, "byteorder": sys.byteorder, "hexversion": sys.hexversion,
+        "getrecursionlimit": sys.getrecursionlimit, "setrecursionlimit": _setrecursionlimit,
+    })
+    s["operator"] = SafeModule("operator", _guarded_operator(guarded_getattr))
+    abc_surface = add("collections.abc", collections.abc)
+    collections_members = _public_members(collections)
+    collections_members["abc"] = abc_surface
+    s["collections"] = SafeModule("collections", collections_members)
+    s["math_verify"] = SafeModule("math_verify", {"parse": mathverify.parse, "verify": mathverify.verify})
+    s["__future__"] = SafeModule("__future__", {
+        name: getattr(future_module, name) for name in future_module.all_feature_names
+    })
+    s["numpy.linalg"] = SafeModule("numpy.linalg", _public_members(numpy.linalg))
+    s["numpy.fft"] = SafeModule("numpy.fft", _public_members(numpy.fft))
+    return s
+
+
+_NUMPY_BASE: dict | None = None
+_NUMPY_RANDOM_CLASSES: dict | None = None
+_RANDOM_BOUND = tuple(
+    name for name in dir(random)
+    if not name.startswith("_") and getattr(getattr(random, name), "__self__", None) is random._inst
+)
+_NUMPY_RANDOM_BOUND = tuple(
+    name for name in dir(numpy.random)
+    if not name.startswith("_")
+    and getattr(getattr(numpy.random, name), "__self__", None) is numpy.random.mtrand._rand
+)
+
+
+def _numpy_base() -> tuple[dict, dict]:
+    global _NUMPY_BASE, _NUMPY_RANDOM_CLASSES
+    if _NUMPY_BASE is None:
+        _NUMPY_BASE = _public_members(numpy, deny=_NUMPY_DENY)
+        # Module-level functions that act on numpy's hidden global RandomState without
+        # being bound methods of it; ``for_instance`` rebinds the useful ones.
+        unbound_global = {"seed", "ranf", "sample", "get_bit_generator", "set_bit_generator", "test"}
+        _NUMPY_RANDOM_CLASSES = {
+            name: value
+            for name, value in _public_members(numpy.random, deny=unbound_global).items()
+            if name not in _NUMPY_RANDOM_BOUND
+        }
+    return _NUMPY_BASE, _NUMPY_RANDOM_CLASSES
+
+
+class Surfaces:
+    """All importable surfaces for one worker; ``for_instance`` adds the per-instance ones."""
+
+    def __init__(self, guarded_getattr):
+        self.static = _static_surfaces(guarded_getattr)
+        self.numpy_base, self.numpy_random_classes = _numpy_base()
+        self.random_members = _public_members(random)
+
+    def for_instance(self) -> dict[str, SafeModule]:
+        rng = random.Random()
+        random_members = dict(self.random_members)
+        for name in _RANDOM_BOUND:
+            random_members[name] = getattr(rng, name)
+        legacy = numpy.random.RandomState()
+        np_random_members = dict(self.numpy_random_classes)
+        for name in _NUMPY_RANDOM_BOUND:
+            np_random_members[name] = getattr(legacy, name)
+        np_random_members.update(seed=legacy.seed, ranf=legacy.random_sample, sample=legacy.random_sample)
+        np_random = SafeModule("numpy.random", np_random_members)
+        np_members = dict(self.numpy_base)
+        np_members.update(random=np_random, linalg=self.static["numpy.linalg"], fft=self.static["numpy.fft"])
+        surfaces = dict(self.static)
+        surfaces["random"] = SafeModule("random", random_members)
+        surfaces["numpy"] = SafeModule("numpy", np_members)
+        surfaces["numpy.random"] = np_random
+        return surfaces

@@ -1,0 +1,208 @@
+"""Process layer: the fork server ("zygote") and the birth of each worker.
+
+A fresh interpreter that imports numpy costs ~150 ms; ``fork()`` of one that already
+has costs ~2 ms. So each host process starts one zygote (a plain ``subprocess``, which
+also works inside gymnasium's daemonic ``AsyncVectorEnv`` workers, where
+``multiprocessing`` children are forbidden). The zygote imports everything a program
+can reach, then forks one worker per program on request. The host passes the
+worker's end of a socketpair over the control socket (SCM_RIGHTS), so the worker
+talks to the host directly and the zygote stays out of the data path.
+
+A worker, before it touches program code:
+
+* starts its own session/process group (the host kills the whole group on a deadline);
+* closes every inherited descriptor except its socket; stdio goes to /dev/null;
+* dies with the zygote (``PR_SET_PDEATHSIG``) and can never gain privileges;
+* moves into an empty, read-only directory and clears its environment;
+* drops to ``nobody`` when the host runs as root;
+* caps address space, file size (0), processes (0), open files, core dumps and CPU.
+
+When the host goes away, the zygote sees EOF on its control socket, kills every
+worker it made and exits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import select
+import signal
+import socket
+import sys
+import tempfile
+
+_CONTROL_TIMEOUT = 1.0
+_NOBODY = 65534
+
+
+def _preload() -> None:
+    """Import everything a worker may need, so no worker ever reads the disk for code."""
+    import numpy  # noqa: F401
+    import numpy.fft  # noqa: F401
+    import numpy.linalg  # noqa: F401
+    import numpy.random  # noqa: F401
+
+    from spade_gym.sandbox import runtime  # noqa: F401  (pulls in policy, guards, surfaces)
+    from spade_gym.sandbox.runtime import ProgramRuntime
+    from spade_gym.sandbox.limits import Limits
+
+    # Build (and throw away) one namespace: warms every lazy import and cache once,
+    # in the zygote, instead of once per worker.
+    warm = ProgramRuntime(Limits())
+    warm.new_namespace()
+    import numpy as np
+
+    np.array([1.0, 2.0]).sum()
+    np.linalg.det(np.eye(2))
+    np.fft.fft(np.ones(4))
+    np.random.default_rng(0).integers(0, 10)
+    "{0}".format(1)
+    import re
+
+    re.compile(r"\\boxed\{([^{}]*)\}").search("\\boxed{1}")
+
+
+def _prctl(option: int, arg: int) -> None:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(option, arg, 0, 0, 0)
+    except Exception:  # not Linux or no libc: the other limits still apply
+        pass
+
+
+def _become_worker(sock: socket.socket, limits_dict: dict, empty_dir: str, keep_fd: int) -> None:
+    """Runs in the freshly forked child. Never returns."""
+    code = 0
+    try:
+        os.setsid()
+        _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the zygote
+        _prctl(38, 1)  # PR_SET_NO_NEW_PRIVS
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.closerange(3, keep_fd)
+        os.closerange(keep_fd + 1, 65536)
+        os.chdir(empty_dir)
+        os.environ.clear()
+
+        from spade_gym.sandbox import confine
+        from spade_gym.sandbox.limits import Limits
+        from spade_gym.sandbox.runtime import serve
+
+        limits = Limits.from_dict(limits_dict)
+        # Landlock first: its read rules need the import paths opened with our
+        # current (possibly root) credentials.
+        readable = [sys.prefix, sys.base_prefix, sys.exec_prefix] + [p for p in sys.path if p]
+        confine.apply_landlock(readable)
+        if limits.drop_privileges and os.geteuid() == 0:
+            os.setgroups([])
+            os.setgid(_NOBODY)
+            os.setuid(_NOBODY)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+        nofile = limits.max_open_files
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = int(used.ru_utime + used.ru_stime) + 1 + limits.cpu_seconds_per_episode
+        _, cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu_hard))
+        confine.apply_seccomp()
+        serve(sock, limits)
+    except BaseException:  # noqa: BLE001 - the child must never return into the zygote loop
+        code = 70
+    finally:
+        os._exit(code)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def main(control_fd: int) -> None:
+    control = socket.socket(fileno=control_fd)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host decides when we stop
+    _preload()
+    empty_dir = tempfile.mkdtemp(prefix="spade-sandbox-")
+    os.chmod(empty_dir, 0o555)
+    import gc
+
+    gc.collect()
+    gc.freeze()  # keep the preloaded heap shared between workers (copy-on-write)
+
+    children: dict[int, int | None] = {}  # pid -> exit status once reaped
+    _reply(control, {"ready": True, "pid": os.getpid()})
+    try:
+        while True:
+            _reap(children)
+            readable, _, _ = select.select([control], [], [], _CONTROL_TIMEOUT)
+            if not readable:
+                continue
+            try:
+                msg, fds, _, _ = socket.recv_fds(control, 1 << 16, 4)
+            except OSError:
+                break
+            if not msg:
+                break
+            request = json.loads(msg)
+            op = request.get("op")
+            if op == "spawn":
+                if len(fds) != 1:
+                    for fd in fds:
+                        os.close(fd)
+                    _reply(control, {"error": "spawn needs exactly one descriptor"})
+                    continue
+                child_sock = socket.socket(fileno=fds[0])
+                pid = os.fork()
+                if pid == 0:
+                    control.close()
+                    _become_worker(child_sock, request.get("limits") or {}, empty_dir, child_sock.fileno())
+                child_sock.close()
+                children[pid] = None
+                _reply(control, {"pid": pid})
+            elif op == "status":
+                _reap(children)
+                pid = int(request.get("pid", 0))
+                _reply(control, {"pid": pid, "status": children.get(pid), "known": pid in children})
+            else:
+                _reply(control, {"error": f"unknown op {op!r}"})
+    finally:
+        for pid, status in children.items():
+            if status is None:
+                _kill_group(pid)
+        _reap(children)
+        try:
+            os.chmod(empty_dir, 0o755)
+            os.rmdir(empty_dir)
+        except OSError:
+            pass
+
+
+def _reply(control: socket.socket, message: dict) -> None:
+    # The control socket is SOCK_SEQPACKET: one datagram per message, no framing needed.
+    control.send(json.dumps(message).encode())
+
+
+def _reap(children: dict) -> None:
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        children[pid] = status
+        if len(children) > 4096:  # forget the oldest finished workers
+            for old in [p for p, s in children.items() if s is not None][:1024]:
+                del children[old]
+
+
+if __name__ == "__main__":  # pragma: no cover - started by host.py
+    main(int(sys.argv[1]))
