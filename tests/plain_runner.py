@@ -10,6 +10,7 @@ import collections
 import copy
 import functools
 import heapq
+import importlib.util
 import itertools
 import json
 import math
@@ -40,8 +41,11 @@ INJECTED = {
 }
 
 
-def load(source):
-    sys.modules["math_verify"] = mathverify
+def load(source, real_math_verify=False):
+    """``real_math_verify``: use the installed math_verify package when there is one
+    (the attack corpus proves pivots through it); otherwise spade-gym's built-in one."""
+    if not real_math_verify or importlib.util.find_spec("math_verify") is None:
+        sys.modules["math_verify"] = mathverify
     namespace = {"__name__": "dynamic_game"}
     namespace.update(INJECTED)
     exec(compile(source, "<plain>", "exec"), namespace)

@@ -22,13 +22,16 @@ for a missing attribute, while the message says plainly that the sandbox refused
 from __future__ import annotations
 
 import _string
+import abc
 import builtins
 import decimal
 import types
+import typing
 
 import numpy
 
 from spade_gym.sandbox.policy import DENIED_ATTRIBUTES, READABLE_DUNDER_ATTRS
+from spade_gym.sandbox.surfaces import SafeModule
 
 #: ``__name__`` of every program module; classes a program defines carry it as
 #: ``__module__``, which is how the guards recognise "the program's own objects".
@@ -52,6 +55,14 @@ WRITABLE_LIBRARY_TYPES = frozenset({types.SimpleNamespace, decimal.Context})
 
 _FORMAT_NAMES = frozenset({"format", "format_map"})
 _NUMPY_PICKLE_NAMES = frozenset({"dump", "dumps"})
+
+
+#: Library classes that may appear in the hierarchy of a "program-only" class: they
+#: contribute no attribute that leads anywhere (only dunders, ``args``, ``_abc_impl``).
+_SAFE_BASES = frozenset(
+    {object, abc.ABC, typing.Generic}
+    | {c for c in vars(builtins).values() if isinstance(c, type) and issubclass(c, BaseException)}
+)
 
 
 class SandboxAttributeError(AttributeError):
@@ -96,6 +107,10 @@ class Guards:
 
     def __init__(self, print_sink):
         self._program_types: dict[type, bool] = {}
+        #: Classes whose whole MRO is program-defined (or a safe base), plus the module
+        #: surfaces (whose members are vetted): attribute access on their instances skips
+        #: the guard call (see ``policy.visit_Attribute``).
+        self.program_only: set[type] = {SafeModule}
         self._format_cache: dict[str, bool] = {}
         self.print_sink = print_sink
         self.getattr_fast = self._make_fast_getattr()
@@ -123,6 +138,14 @@ class Guards:
         if type(obj) is super:
             return self.is_program_type(obj.__thisclass__)
         return False
+
+    def build_class(self, func, name, *bases, **kwargs):
+        """``__build_class__`` for programs: records classes eligible for the inline path."""
+        cls = builtins.__build_class__(func, name, *bases, **kwargs)
+        if isinstance(cls, type) and self.is_program_type(cls):
+            if all(c in self.program_only or c in _SAFE_BASES for c in cls.__mro__[1:]):
+                self.program_only.add(cls)
+        return cls
 
     # ----------------------------------------------------------- getattr
 
@@ -257,7 +280,7 @@ class Guards:
             type=GuardedType(),
             print=self.print_sink,
             __import__=importer,
-            __build_class__=builtins.__build_class__,
+            __build_class__=self.build_class,
         )
         for name in _FORBIDDEN_BUILTINS:
             safe[name] = _forbidden(name)

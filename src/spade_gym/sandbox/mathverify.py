@@ -160,13 +160,13 @@ def parse(text, *args, **kwargs) -> list:
     if boxed is not None:
         return _candidates(boxed)
     found = _candidates(text)
-    if len(found) > 1 or (found and len(text) <= 40):
+    if any(not isinstance(c, str) for c in found):
         return found
     numbers = _LAST_NUMBER.findall(text)
     if numbers:
         value = _number(numbers[-1])
         if value is not None:
-            return [value, numbers[-1]]
+            return [value] + found
     return found
 
 

@@ -89,7 +89,7 @@ FORBIDDEN_CALLS = frozenset(
 )
 
 #: Names the runtime injects; a program may never bind them.
-GUARD_NAMES = frozenset({"_getattr_", "_getattr_slow_", "_write_"})
+GUARD_NAMES = frozenset({"_getattr_", "_getattr_slow_", "_write_", "_type_", "_P_"})
 
 
 @dataclass(frozen=True)
@@ -243,19 +243,38 @@ class SpadePolicy(RestrictingNodeTransformer):
             self.error(node, f'attribute "{attr}" is not allowed (it leads out of the sandbox).')
 
     def visit_Attribute(self, node):
+        """``a.b`` -> guarded read; ``a.b = v`` -> ``_write_(a).b = v``.
+
+        When the base is a plain name, the guard call is skipped for objects whose
+        class hierarchy the program wrote itself (the set ``_P_``, kept by the runtime):
+        ``(a.b if _type_(a) in _P_ else _getattr_(a, "b"))``. Everything such an object
+        holds came from program code, which could only obtain guarded values, so the
+        native read is safe — and it is most of the attribute traffic of a ``step``.
+        """
         attr = self._mangle(node.attr)
         reading = isinstance(node.ctx, ast.Load)
         self._check_attr(node, attr, reading=reading)
         node = self.node_contents_visit(node)
         node.attr = attr
+        base = node.value
+        inline = isinstance(base, ast.Name) and not _is_dunder(attr)
         if reading:
-            guard = "_getattr_slow_" if (attr.startswith("_") or attr in GUARDED_ATTRIBUTES) else "_getattr_"
-            new_node = ast.Call(func=ast.Name(guard, ast.Load()), args=[node.value, ast.Constant(attr)], keywords=[])
+            slow = attr.startswith("_") or attr in GUARDED_ATTRIBUTES
+            guarded = ast.Call(func=ast.Name("_getattr_slow_" if slow else "_getattr_", ast.Load()),
+                               args=[base, ast.Constant(attr)], keywords=[])
+            if not inline:
+                copy_locations(guarded, node)
+                return guarded
+            new_node = ast.IfExp(test=_owned_test(base), body=node, orelse=guarded)
             copy_locations(new_node, node)
+            ast.fix_missing_locations(new_node)
             return new_node
-        new_value = ast.Call(func=ast.Name("_write_", ast.Load()), args=[node.value], keywords=[])
-        copy_locations(new_value, node.value)
-        node.value = new_value
+        guarded_base = ast.Call(func=ast.Name("_write_", ast.Load()), args=[base], keywords=[])
+        if inline:
+            guarded_base = ast.IfExp(test=_owned_test(base), body=ast.Name(base.id, ast.Load()), orelse=guarded_base)
+        copy_locations(guarded_base, base)
+        ast.fix_missing_locations(guarded_base)
+        node.value = guarded_base
         return node
 
     # ------------------------------------------------------------------ native constructs
@@ -390,6 +409,15 @@ class SpadePolicy(RestrictingNodeTransformer):
 
     def visit_Module(self, node):
         return self.node_contents_visit(node)
+
+
+def _owned_test(base: ast.Name) -> ast.Compare:
+    """``_type_(base) in _P_``: is ``base`` an instance of a program-only class?"""
+    return ast.Compare(
+        left=ast.Call(func=ast.Name("_type_", ast.Load()), args=[ast.Name(base.id, ast.Load())], keywords=[]),
+        ops=[ast.In()],
+        comparators=[ast.Name("_P_", ast.Load())],
+    )
 
 
 def _import_message(module: str) -> str:

@@ -84,7 +84,8 @@ class SafeModule:
         raise AttributeError(f"module '{self.__dict__['__name__']}' is read-only in the sandbox")
 
     def __getattr__(self, name):  # only called when the member is absent
-        raise AttributeError(f"module '{self.__dict__['__name__']}' has no attribute '{name}' in the sandbox")
+        why = " (private members are never exposed)" if name.startswith("_") else ""
+        raise AttributeError(f"module '{self.__dict__['__name__']}' has no attribute '{name}' in the sandbox{why}")
 
     def __repr__(self) -> str:
         return f"<module '{self.__dict__['__name__']}'>"
