@@ -35,3 +35,33 @@ def benign_sources() -> dict[str, str]:
 
 
 GUESS_SOURCE = (BENIGN_DIR / "guess_number.py").read_text()
+
+
+def build_suite(directory: Path, programs: dict[str, str] | None = None, *, skill: str = "Test Skill",
+                hint: str | None = "Think step by step about the hidden rule.") -> list:
+    """Register trusted test programs (default: the benign corpus) into a suite at ``directory``."""
+    from spade_gym.registry import Card, Suite, env_name_from_class, sha256_text
+    from spade_gym.sandbox import ProgramHandle
+
+    programs = programs if programs is not None else {p.stem: p.read_text() for p in sorted(BENIGN_DIR.glob("*.py"))}
+    suite = Suite(directory)
+    entries = []
+    for stem, source in programs.items():
+        with ProgramHandle(source) as handle:
+            info = handle.info
+        card = Card(name=env_name_from_class(info["class_name"]), version=0, skill=skill,
+                    description=f"test program {stem}", hint=hint, max_turns=info["max_turns"] or 10,
+                    sha256=sha256_text(source), provenance={"designer": "test-suite"})
+        entries.append(suite.add(source, card))
+    return entries
+
+
+@pytest.fixture(scope="session")
+def benign_suite(tmp_path_factory):
+    """The benign corpus as a registered suite; returns {stem-ish name: id}."""
+    from spade_gym.registry import register_suite
+
+    directory = tmp_path_factory.mktemp("benign-suite")
+    entries = build_suite(directory)
+    register_suite(directory)
+    return {entry.card.name: entry.id for entry in entries}

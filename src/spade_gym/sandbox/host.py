@@ -245,6 +245,10 @@ class Worker:
 
     def call(self, request: dict, timeout: float, what: str) -> Any:
         """Send one request; return its result or raise the matching SandboxError."""
+        self.send(request, what)
+        return self.receive(timeout, what)
+
+    def send(self, request: dict, what: str) -> None:
         if self.dead or self.owner != os.getpid():
             raise WorkerCrashed("the worker is no longer available")
         try:
@@ -252,7 +256,10 @@ class Worker:
         except (OSError, ValueError) as exc:
             self.kill()
             raise WorkerCrashed(f"{what}: could not reach the worker ({exc})") from None
-        deadline = time.monotonic() + timeout + self.limits.kill_grace
+        self.sent_at = time.monotonic()
+
+    def receive(self, timeout: float, what: str) -> Any:
+        deadline = self.sent_at + timeout + self.limits.kill_grace
         try:
             reply = protocol.recv_deadline(self.sock, deadline, self.limits.max_message_bytes)
         except protocol.FrameTimeout:
@@ -406,8 +413,20 @@ class ProgramHandle:
 
         Each result is ``{"ok": True, "result": ...}`` or ``{"ok": False, "error": SandboxError}``.
         """
-        budget = timeout if timeout is not None else self.limits.call_timeout * max(1, len(items))
-        results = self._call({"op": "batch", "items": items}, "batch", restart=True, timeout=budget)
+        return self.batch_receive(self.batch_send(items, restart=True, timeout=timeout))
+
+    def batch_send(self, items: list[dict], *, restart: bool = False, timeout: float | None = None):
+        """First half of :meth:`batch`: send without waiting (vector envs send to every
+        worker before collecting any reply). Returns a token for :meth:`batch_receive`."""
+        with self._lock:
+            worker = self._live_worker(restart)
+            budget = timeout if timeout is not None else self.limits.call_timeout * max(1, len(items))
+            worker.send({"op": "batch", "items": items}, "batch")
+            return worker, budget
+
+    def batch_receive(self, token) -> list[dict]:
+        worker, budget = token
+        results = worker.receive(budget, "batch")
         for r in results:
             if not r["ok"]:
                 r["error"] = error_from_report(r["error"])

@@ -1,0 +1,72 @@
+"""``spade-gym play``: play an episode yourself, in the terminal."""
+
+from __future__ import annotations
+
+import click
+
+from spade_gym.cli.app import handle_errors
+from spade_gym.cli.common import resolve_entry
+
+
+def _input(prompt: str) -> str:
+    try:
+        import readline  # noqa: F401 - line editing and history for input()
+    except ImportError:
+        pass
+    return input(prompt)
+
+
+@click.command("play")
+@click.argument("env_id")
+@click.option("--seed", type=int, default=None, help="Task seed (same seed, same task).")
+@click.option("--hint", is_flag=True, help="Show the privileged hint with the first observation.")
+@click.option("--difficulty", default=None, help="easy, medium or hard (if the environment has the knob).")
+@click.option("--suite", type=click.Path(file_okay=False), help="Look the id up in this suite directory.")
+@click.option("--show-solution", is_flag=True, help="Reveal the solution after the episode ends.")
+@handle_errors
+def command(env_id, seed, hint, difficulty, suite, show_solution):
+    """Play an environment as a human. Answers are usually typed as \\boxed{...};
+    plain text is boxed for you. Ctrl-D or Ctrl-C quits.
+
+    \b
+    Example:
+      spade-gym play spade/NumberHunt-v0 --seed 3 --hint
+    """
+    from spade_gym.env import HintWrapper, SpadeEnv, privileged
+
+    entry = resolve_entry(env_id, suite)
+    kwargs = {"difficulty": difficulty} if difficulty else {}
+    env = SpadeEnv(env_dir=entry.directory, **kwargs)
+    if hint:
+        env = HintWrapper(env)
+    total = 0.0
+    try:
+        obs, info = env.reset(seed=seed)
+        click.secho(f"{entry.id}  (seed {env.unwrapped.last_program_seed}, up to {env.unwrapped.max_turns} turns)",
+                    bold=True)
+        click.echo(obs)
+        while True:
+            try:
+                text = _input("\n> ")
+            except (EOFError, KeyboardInterrupt):
+                click.echo("\nBye.")
+                return
+            if not text.strip():
+                continue
+            action = text if "\\boxed{" in text else "\\boxed{" + text.strip() + "}"
+            obs, reward, terminated, truncated, info = env.step(action)
+            total += reward
+            click.echo(obs)
+            if reward:
+                click.secho(f"[reward {reward:+g}]", fg="cyan")
+            if terminated or truncated:
+                if "error" in info:
+                    click.secho(f"The environment failed: {info['error']['message']}", fg="red")
+                won = terminated and reward > 0
+                click.secho(f"\n{'You won' if won else 'Episode over'} after {info['turn']} turn(s); "
+                            f"total reward {total:g}.", fg="green" if won else "yellow", bold=True)
+                if show_solution and not won and "error" not in info:
+                    click.echo(f"(the solution for the final state: {privileged(env).solution()})")
+                return
+    finally:
+        env.close()

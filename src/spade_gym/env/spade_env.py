@@ -1,0 +1,181 @@
+"""``SpadeEnv``: a sandboxed program as an ordinary ``gymnasium.Env``.
+
+Observations and actions are strings (:class:`~spade_gym.env.spaces.UnicodeText`).
+The program runs in a sandbox worker (:class:`~spade_gym.sandbox.ProgramHandle`);
+this class adds what Gymnasium users expect on top of the raw program contract:
+
+* seeding: ``reset(seed=s)`` hands ``s`` to the program (the same task plain CPython
+  gives for ``reset(seed=s)``); ``reset()`` draws the program seed from the env's
+  ``np_random``, so a seeded sequence of resets is reproducible;
+* ``info`` tells the agent what it may know (turn, remaining turns), never the solution;
+* a program failure never escapes into the caller's loop: the episode ends with
+  ``truncated=True`` and the error in ``info["error"]`` — the agent is not punished
+  for the designer's bug, and the next ``reset`` gets a fresh worker;
+* a safety net truncates episodes the program forgets to end (``max_turns`` + slack);
+* ``render_mode="ansi"`` renders the transcript of the current episode.
+
+Privileged information (solution, hint) is never put in observations or info; it is
+reachable only through :func:`spade_gym.privileged`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+from spade_gym.contract import DEFAULT_MAX_TURNS
+from spade_gym.env.spaces import UnicodeText
+from spade_gym.errors import SandboxError
+from spade_gym.registry.card import Card
+from spade_gym.registry.suite import CARD_FILE, ENV_FILE, read_verified_source
+
+#: Largest action the env forwards to a program (characters); longer text is cut.
+MAX_ACTION_CHARS = 100_000
+#: Extra turns past ``max_turns`` before spade-gym truncates an episode itself.
+TURN_SLACK = 2
+#: Observation an agent sees when the environment program failed.
+ERROR_OBSERVATION = "[The environment failed and this episode has ended. Please continue with a new episode.]"
+
+
+class SpadeEnv(gym.Env[str, str]):
+    """A sandboxed SPADE program. Build it with ``gym.make("spade/<Name>-v<N>")``,
+    :func:`spade_gym.load_source` or ``SpadeEnv(env_dir=...)``."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        source: str | None = None,
+        *,
+        env_dir: str | os.PathLike | None = None,
+        card: Card | None = None,
+        max_turns: int | None = None,
+        limits=None,
+        render_mode: str | None = None,
+        max_observation_chars: int | None = None,
+        **program_kwargs: Any,
+    ):
+        from spade_gym.sandbox import DEFAULT_LIMITS, ProgramHandle
+
+        if (source is None) == (env_dir is None):
+            raise TypeError("give exactly one of source= (program text) or env_dir= (a suite entry)")
+        if env_dir is not None:
+            env_dir = Path(env_dir)
+            card = card or Card.load(env_dir / CARD_FILE)
+            source = read_verified_source(env_dir / ENV_FILE, card.sha256)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.card = card
+        self.render_mode = render_mode
+        self.limits = limits or DEFAULT_LIMITS
+        if max_turns is None:
+            max_turns = card.max_turns if card is not None else None
+        kwargs = dict(program_kwargs)
+        if max_turns is not None:
+            kwargs["max_turns"] = int(max_turns)
+        self.program_kwargs = kwargs
+        self._handle = ProgramHandle(source, kwargs=kwargs, limits=self.limits)
+        info = self._handle.info
+        self.max_turns = int(max_turns or info.get("max_turns") or DEFAULT_MAX_TURNS)
+        obs_chars = max_observation_chars or self.limits.max_observation_chars
+        self.observation_space = UnicodeText(obs_chars)
+        self.action_space = UnicodeText(MAX_ACTION_CHARS)
+        self.program_info = info
+        self._turn = 0
+        self._failed: dict | None = None
+        self._ended = False
+        self._transcript: list[str] = []
+        self.last_program_seed: int | None = None
+
+    # ------------------------------------------------------------------ gymnasium API
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+        super().reset(seed=seed)
+        program_seed = int(seed) if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
+        self.last_program_seed = program_seed
+        self._turn = 0
+        self._ended = False
+        self._failed = None
+        self._transcript = []
+        try:
+            obs, program_info = self._handle.reset(seed=program_seed)
+        except SandboxError as exc:
+            self._failed = _error_info(exc, "reset")
+            self._transcript.append(f"Observation:\n{ERROR_OBSERVATION}")
+            return ERROR_OBSERVATION, self._info({}, error=self._failed)
+        self._transcript.append(f"Observation:\n{obs}")
+        return obs, self._info(program_info)
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+        if not isinstance(action, str):
+            action = str(action)
+        if len(action) > MAX_ACTION_CHARS:
+            action = action[:MAX_ACTION_CHARS]
+        self._turn += 1
+        self._transcript.append(f"Action:\n{action}")
+        if self._failed is not None:
+            return ERROR_OBSERVATION, 0.0, False, True, self._info({}, error=self._failed)
+        try:
+            obs, reward, terminated, truncated, program_info = self._handle.step(action)
+        except SandboxError as exc:
+            self._failed = _error_info(exc, "step")
+            self._ended = True
+            self._transcript.append(f"Observation:\n{ERROR_OBSERVATION}")
+            return ERROR_OBSERVATION, 0.0, False, True, self._info({}, error=self._failed)
+        info = self._info(program_info)
+        if not (terminated or truncated) and self._turn >= self.max_turns + TURN_SLACK:
+            truncated = True
+            info["truncated_by"] = "spade-gym turn limit"
+        self._ended = terminated or truncated
+        self._transcript.append(f"Observation:\n{obs}\nReward: {reward:g}"
+                                + (" (terminated)" if terminated else " (truncated)" if truncated else ""))
+        return obs, reward, terminated, truncated, info
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return "\n\n".join(self._transcript) + "\n"
+        return None
+
+    def close(self) -> None:
+        handle = getattr(self, "_handle", None)
+        if handle is not None:
+            handle.close()
+        super().close()
+
+    # ------------------------------------------------------------------ helpers
+
+    def _info(self, program_info: dict, error: dict | None = None) -> dict:
+        info = dict(program_info)
+        info["turn"] = self._turn
+        info["max_turns"] = self.max_turns
+        info["remaining_turns"] = max(0, self.max_turns - self._turn)
+        if error is not None:
+            info["error"] = error
+        return info
+
+    # Privileged access, used through spade_gym.privileged(env) only.
+
+    def _privileged_solution(self) -> str:
+        return self._handle.solution()
+
+    def _privileged_hint(self) -> str | None:
+        hint = self._handle.hint() if self._handle.info.get("has_hint") else None
+        if hint:
+            return hint
+        return self.card.hint if self.card is not None else None
+
+    @property
+    def episode_failed(self) -> dict | None:
+        """The error that ended the current episode, if the program failed."""
+        return self._failed
+
+    def __repr__(self) -> str:
+        name = self.card.id if self.card is not None else self.program_info.get("class_name", "program")
+        return f"<SpadeEnv {name}>"
+
+
+def _error_info(exc: SandboxError, where: str) -> dict:
+    return {"kind": exc.kind, "where": where, "message": str(exc), "lineno": exc.lineno}

@@ -1,0 +1,209 @@
+"""A batched vector env: many instances of one program, few workers, one round-trip per step.
+
+``gym.make_vec(id, num_envs=N)`` (the default ``vector_entry_point`` mode) builds a
+:class:`SpadeVectorEnv`. Instances of the same program share workers — each instance
+still has its own module namespace and random streams, so tasks are identical to
+single envs — and a vector ``step`` costs one request per worker, sent to all
+workers before any reply is awaited. ``"sync"`` and ``"async"`` modes use
+gymnasium's own classes around single :class:`SpadeEnv` s and work too.
+
+If a worker fails (timeout, crash), every episode it hosted ends with
+``truncated=True`` and the error in ``info["error"]``; those sub-envs restart on their
+next (auto)reset.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from spade_gym.contract import DEFAULT_MAX_TURNS
+from spade_gym.env.spaces import UnicodeText
+from spade_gym.env.spade_env import ERROR_OBSERVATION, MAX_ACTION_CHARS, TURN_SLACK
+from spade_gym.errors import SandboxError
+from spade_gym.registry.card import Card
+from spade_gym.registry.suite import CARD_FILE, ENV_FILE, read_verified_source
+
+
+class SpadeVectorEnv(VectorEnv):
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int, *, env_dir: str | os.PathLike | None = None, source: str | None = None,
+                 card: Card | None = None, num_workers: int | None = None, max_turns: int | None = None,
+                 limits=None, hint: Any = False, **program_kwargs):
+        from spade_gym.sandbox import DEFAULT_LIMITS, ProgramHandle
+
+        if hint:
+            raise ValueError("hints are not supported by the batched vector env; use "
+                             "gym.make_vec(id, vectorization_mode='sync', hint=True)")
+        if (source is None) == (env_dir is None):
+            raise TypeError("give exactly one of source= or env_dir=")
+        if env_dir is not None:
+            card = card or Card.load(Path(env_dir) / CARD_FILE)
+            source = read_verified_source(Path(env_dir) / ENV_FILE, card.sha256)
+        self.num_envs = int(num_envs)
+        self.card = card
+        self.limits = limits or DEFAULT_LIMITS
+        max_turns = max_turns if max_turns is not None else (card.max_turns if card else None)
+        kwargs = dict(program_kwargs)
+        if max_turns is not None:
+            kwargs["max_turns"] = int(max_turns)
+        workers = max(1, min(self.num_envs, num_workers or os.cpu_count() or 1))
+        sizes = [self.num_envs // workers + (1 if w < self.num_envs % workers else 0) for w in range(workers)]
+        self._handles = [ProgramHandle(source, kwargs=kwargs, limits=self.limits, count=n) for n in sizes]
+        #: (worker index, instance index within the worker) for each sub-env
+        self._slots = [(w, i) for w, n in enumerate(sizes) for i in range(n)]
+        self.max_turns = int(max_turns or self._handles[0].info.get("max_turns") or DEFAULT_MAX_TURNS)
+        self.single_observation_space = UnicodeText(self.limits.max_observation_chars)
+        self.single_action_space = UnicodeText(MAX_ACTION_CHARS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._turns = np.zeros(self.num_envs, dtype=np.int64)
+        self._needs_reset = np.zeros(self.num_envs, dtype=bool)
+        self._failed = [False] * self.num_envs
+        self._rngs: list[np.random.Generator | None] = [None] * self.num_envs
+
+    # ------------------------------------------------------------------ batching
+
+    def _program_seeds(self, seed) -> list[int]:
+        """Seeds exactly as ``SyncVectorEnv`` of :class:`SpadeEnv` s would use them: sub-env
+        ``i`` gets ``seed + i`` and its own generator, which later (auto)resets draw from."""
+        if seed is None:
+            seeds = [None] * self.num_envs
+        elif isinstance(seed, int):
+            seeds = [seed + i for i in range(self.num_envs)]
+        else:
+            if len(seed) != self.num_envs:
+                raise ValueError(f"need {self.num_envs} seeds, got {len(seed)}")
+            seeds = list(seed)
+        out = []
+        for i, s in enumerate(seeds):
+            if s is not None:
+                self._rngs[i] = seeding.np_random(int(s))[0]
+                out.append(int(s))
+            else:
+                out.append(self._next_seed(i))
+        return out
+
+    def _next_seed(self, i: int) -> int:
+        if self._rngs[i] is None:
+            self._rngs[i] = seeding.np_random(int(self.np_random.integers(0, 2**31 - 1)))[0]
+        return int(self._rngs[i].integers(0, 2**31 - 1))
+
+    def _run(self, requests: dict[int, dict]) -> dict[int, dict]:
+        """Send each worker its share of ``{env index: request}`` at once, then collect."""
+        per_worker: dict[int, list[tuple[int, dict]]] = {}
+        for env_index, request in requests.items():
+            worker, instance = self._slots[env_index]
+            per_worker.setdefault(worker, []).append((env_index, dict(request, i=instance)))
+        pending = []
+        results: dict[int, dict] = {}
+        for worker, items in per_worker.items():
+            handle = self._handles[worker]
+            restart = any("action" not in item for _, item in items)
+            try:
+                token = handle.batch_send([item for _, item in items], restart=restart)
+                pending.append((handle, token, items))
+            except SandboxError as exc:
+                for env_index, _ in items:
+                    results[env_index] = {"ok": False, "error": exc}
+        for handle, token, items in pending:
+            try:
+                replies = handle.batch_receive(token)
+            except SandboxError as exc:
+                replies = [{"ok": False, "error": exc}] * len(items)
+            for (env_index, _), reply in zip(items, replies):
+                results[env_index] = reply
+        return results
+
+    # ------------------------------------------------------------------ VectorEnv API
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        seeds = self._program_seeds(seed)
+        results = self._run({i: {"seed": s} for i, s in enumerate(seeds)})
+        observations, infos = [], {}
+        for i in range(self.num_envs):
+            obs, info = self._reset_result(i, results[i])
+            observations.append(obs)
+            infos = self._add_info(infos, info, i)
+        return tuple(observations), infos
+
+    def _reset_result(self, i: int, result: dict):
+        self._turns[i] = 0
+        self._needs_reset[i] = False
+        if result["ok"]:
+            self._failed[i] = False
+            obs, info = result["result"]
+            return obs, self._decorate(dict(info), i)
+        self._failed[i] = True
+        return ERROR_OBSERVATION, self._decorate({"error": _error(result["error"], "reset")}, i)
+
+    def step(self, actions):
+        actions = list(actions)
+        if len(actions) != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} actions, got {len(actions)}")
+        requests = {}
+        for i, action in enumerate(actions):
+            if self._needs_reset[i]:
+                requests[i] = {"seed": self._next_seed(i)}
+            elif not self._failed[i]:
+                action = action if isinstance(action, str) else str(action)
+                requests[i] = {"action": action[:MAX_ACTION_CHARS]}
+        results = self._run(requests)
+        observations, infos = [], {}
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        terminations = np.zeros(self.num_envs, dtype=bool)
+        truncations = np.zeros(self.num_envs, dtype=bool)
+        for i in range(self.num_envs):
+            if self._needs_reset[i]:
+                obs, info = self._reset_result(i, results[i])
+            elif self._failed[i] and i not in results:
+                obs, info = ERROR_OBSERVATION, self._decorate({"error": {"kind": "failed", "where": "reset",
+                                                                         "message": "the episode could not start"}}, i)
+                truncations[i] = True
+                self._needs_reset[i] = True
+            else:
+                self._turns[i] += 1
+                result = results[i]
+                if result["ok"]:
+                    obs, reward, terminated, truncated, info = result["result"]
+                    info = self._decorate(dict(info), i)
+                    if not (terminated or truncated) and self._turns[i] >= self.max_turns + TURN_SLACK:
+                        truncated = True
+                        info["truncated_by"] = "spade-gym turn limit"
+                    rewards[i], terminations[i], truncations[i] = reward, terminated, truncated
+                else:
+                    obs = ERROR_OBSERVATION
+                    info = self._decorate({"error": _error(result["error"], "step")}, i)
+                    truncations[i] = True
+                self._needs_reset[i] = bool(terminations[i] or truncations[i])
+            observations.append(obs)
+            infos = self._add_info(infos, info, i)
+        return tuple(observations), rewards, terminations, truncations, infos
+
+    def _decorate(self, info: dict, i: int) -> dict:
+        info["turn"] = int(self._turns[i])
+        info["max_turns"] = self.max_turns
+        info["remaining_turns"] = max(0, self.max_turns - int(self._turns[i]))
+        return info
+
+    def close_extras(self, **kwargs):
+        for handle in self._handles:
+            handle.close()
+
+
+def _error(exc: SandboxError, where: str) -> dict:
+    return {"kind": exc.kind, "where": where, "message": str(exc), "lineno": exc.lineno}
+
+
+def make_vector_env(num_envs: int = 1, *, env_dir: str, **kwargs) -> SpadeVectorEnv:
+    """Vector entry point of every registered id."""
+    kwargs.pop("max_episode_steps", None)
+    return SpadeVectorEnv(num_envs, env_dir=env_dir, **kwargs)

@@ -1,0 +1,86 @@
+"""The hint wrapper and the one explicit door to privileged information."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+from spade_gym.errors import SpadeError
+
+#: How the hint is shown to the agent (the SPADE reference format).
+HINT_TEMPLATE = "{observation}\n\nHINT: {hint}"
+
+
+def _spade_env(env: gym.Env):
+    from spade_gym.env.spade_env import SpadeEnv
+
+    base = env.unwrapped
+    if not isinstance(base, SpadeEnv):
+        raise SpadeError(f"{env!r} is not a spade-gym environment (its unwrapped env is {type(base).__name__})")
+    return base
+
+
+class PrivilegedInfo:
+    """What only validators, oracles and the self-play loop may see about an episode.
+
+    Deliberately not part of any observation or ``info`` dict: an agent that is
+    handed a plain env cannot stumble on the answer.
+    """
+
+    def __init__(self, env: gym.Env):
+        self._env = _spade_env(env)
+
+    def solution(self) -> str:
+        """The program's answer for the current state (for multi-turn games: the best next move)."""
+        return self._env._privileged_solution()
+
+    def hint(self) -> str | None:
+        """The program's ``hint()`` for this episode if it defines one, else the card's hint."""
+        return self._env._privileged_hint()
+
+    @property
+    def card(self):
+        return self._env.card
+
+
+def privileged(env: gym.Env) -> PrivilegedInfo:
+    """Explicit access to the solution and hint of ``env``'s current episode."""
+    return PrivilegedInfo(env)
+
+
+class HintWrapper(gym.Wrapper):
+    """Gives the agent the privileged hint at the start of every episode.
+
+    ``where="observation"`` appends it to the first observation (``"{obs}\\n\\nHINT: {hint}"``)
+    and sets ``info["hint"]``; ``where="info"`` only sets ``info["hint"]``.
+    Use ``gym.make(id, hint=True)`` (or ``hint="info"``) to get a wrapped env.
+    """
+
+    def __init__(self, env: gym.Env, where: str = "observation"):
+        if where not in ("observation", "info"):
+            raise ValueError(f"where must be 'observation' or 'info', got {where!r}")
+        super().__init__(env)
+        self.where = where
+        self._privileged = PrivilegedInfo(env)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+        obs, info = self.env.reset(seed=seed, options=options)
+        if "error" in info:
+            return obs, info
+        hint = self._privileged.hint()
+        info = dict(info)
+        info["hint"] = hint
+        if hint and self.where == "observation":
+            obs = HINT_TEMPLATE.format(observation=obs, hint=hint)
+        return obs, info
+
+
+def make_env(*, env_dir: str, hint: Any = False, **kwargs) -> gym.Env:
+    """Entry point of every registered id: ``gym.make(id, hint=True, difficulty="hard", ...)``."""
+    from spade_gym.env.spade_env import SpadeEnv
+
+    env = SpadeEnv(env_dir=env_dir, **kwargs)
+    if hint:
+        env = HintWrapper(env, where="info" if hint == "info" else "observation")
+    return env

@@ -1,0 +1,186 @@
+"""Suites on disk: one directory per environment (``env.py`` + ``card.json``).
+
+Reading is cheap (cards only). Writing goes through :meth:`Suite.add`, the one
+function every producer uses (``import``, ``generate``, ``selfplay``): it takes the
+suite's file lock, decides the version, writes both files into a hidden temporary
+directory and renames it into place, so readers (and other writers, in other
+processes) never see a half-written environment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from filelock import FileLock
+
+from spade_gym.errors import IntegrityError, RegistryError
+from spade_gym.registry.card import Card, sanitize_name
+
+ENV_FILE = "env.py"
+CARD_FILE = "card.json"
+LOCK_FILE = ".suite.lock"
+_STALE_TMP_SECONDS = 3600
+
+
+def sha256_text(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class SuiteEntry:
+    """One environment of a suite, as read from its card."""
+
+    card: Card
+    directory: Path
+
+    @property
+    def env_path(self) -> Path:
+        return self.directory / ENV_FILE
+
+    @property
+    def id(self) -> str:
+        return self.card.id
+
+    def read_source(self) -> str:
+        """The program text, after checking it against the card's checksum."""
+        return read_verified_source(self.env_path, self.card.sha256)
+
+
+def read_verified_source(env_path: Path, expected_sha256: str) -> str:
+    try:
+        data = Path(env_path).read_bytes()
+    except OSError as exc:
+        raise RegistryError(f"{env_path}: cannot read program ({exc.strerror})") from None
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != expected_sha256:
+        raise IntegrityError(
+            f"{env_path} does not match the sha256 on its card (expected {expected_sha256[:12]}..., "
+            f"found {actual[:12]}...): the file was modified or corrupted; refusing to run it"
+        )
+    return data.decode("utf-8")
+
+
+class Suite:
+    """A directory of environments."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path).expanduser()
+
+    def __repr__(self) -> str:
+        return f"Suite({str(self.path)!r})"
+
+    # ------------------------------------------------------------------ reading
+
+    def entries(self, *, strict: bool = False) -> list[SuiteEntry]:
+        """All environments, sorted by id. Unreadable cards are skipped (or raise if ``strict``)."""
+        if not self.path.is_dir():
+            if strict:
+                raise RegistryError(f"suite directory {self.path} does not exist")
+            return []
+        out = []
+        for directory in sorted(self.path.iterdir()):
+            if directory.name.startswith(".") or not (directory / CARD_FILE).is_file():
+                continue
+            try:
+                card = Card.load(directory / CARD_FILE)
+            except RegistryError:
+                if strict:
+                    raise
+                continue
+            out.append(SuiteEntry(card, directory))
+        return out
+
+    def get(self, env_id_or_name: str) -> SuiteEntry:
+        for entry in self.entries():
+            if env_id_or_name in (entry.id, entry.card.name, entry.directory.name):
+                return entry
+        raise RegistryError(f"no environment {env_id_or_name!r} in suite {self.path}")
+
+    def find_source(self, sha256: str) -> SuiteEntry | None:
+        for entry in self.entries():
+            if entry.card.sha256 == sha256:
+                return entry
+        return None
+
+    # ------------------------------------------------------------------ writing
+
+    def lock(self) -> FileLock:
+        self.path.mkdir(parents=True, exist_ok=True)
+        return FileLock(str(self.path / LOCK_FILE), timeout=120)
+
+    def add(self, source: str, card: Card) -> SuiteEntry:
+        """Register ``source`` with ``card`` atomically; returns the stored entry.
+
+        The card's ``sha256`` is set from the source. If an environment with the same
+        name already holds the same program, that entry is returned unchanged (adding is
+        idempotent); if the name is taken by different code, the version is bumped past
+        every existing version of that name.
+        """
+        card.sha256 = sha256_text(source)
+        card.name = sanitize_name(card.name)
+        with self.lock():
+            self._clean_stale_tmp()
+            same_name = [e for e in self.entries() if e.card.name == card.name]
+            for entry in same_name:
+                if entry.card.sha256 == card.sha256:
+                    return entry
+            if same_name:
+                card.version = max(card.version, max(e.card.version for e in same_name) + 1)
+            final = self.path / card.dirname
+            if final.exists():
+                raise RegistryError(f"{final} exists but has no readable card; remove it or fix its card.json")
+            tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=self.path))
+            try:
+                (tmp / ENV_FILE).write_text(source, encoding="utf-8")
+                (tmp / CARD_FILE).write_text(card.dumps(), encoding="utf-8")
+                for name in (ENV_FILE, CARD_FILE):
+                    with open(tmp / name, "rb") as handle:
+                        os.fsync(handle.fileno())
+                os.chmod(tmp, 0o755)
+                os.rename(tmp, final)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+            _fsync_dir(self.path)
+        return SuiteEntry(card, final)
+
+    def update_card(self, entry: SuiteEntry, **changes) -> SuiteEntry:
+        """Rewrite a card (e.g. new stats) atomically; the program is never touched."""
+        with self.lock():
+            current = Card.load(entry.directory / CARD_FILE)
+            for key, value in changes.items():
+                if key in ("sha256", "name", "version"):
+                    raise RegistryError(f"{key} of a registered environment cannot change")
+                setattr(current, key, value)
+            tmp = entry.directory / f".{CARD_FILE}.tmp"
+            tmp.write_text(current.dumps(), encoding="utf-8")
+            os.replace(tmp, entry.directory / CARD_FILE)
+        return SuiteEntry(current, entry.directory)
+
+    def _clean_stale_tmp(self) -> None:
+        now = time.time()
+        for path in self.path.glob(".tmp-*"):
+            try:
+                if now - path.stat().st_mtime > _STALE_TMP_SECONDS:
+                    shutil.rmtree(path, ignore_errors=True)
+            except OSError:
+                pass
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
