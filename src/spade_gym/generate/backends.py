@@ -1,0 +1,547 @@
+"""Designer backends: one small interface over the ways to get a completion.
+
+Users bring whatever model they have: an API model or a local inference server
+(:class:`OpenAIBackend`, any OpenAI-compatible ``/chat/completions`` endpoint such as
+vLLM, SGLang or llama.cpp), a local checkpoint (:class:`TransformersBackend`), or a log
+of earlier completions (:class:`ReplayBackend`, for reproducible runs and tests).
+The generation pipeline only sees :class:`DesignerBackend`.
+
+Heavy or optional dependencies (httpx, torch, transformers) are imported inside the
+classes, so importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import inspect
+import json
+import logging
+import os
+import random
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, Self, runtime_checkable
+
+from spade_gym.errors import ConfigError, SpadeError
+
+log = logging.getLogger(__name__)
+
+#: Longest ``Retry-After`` wait honoured; longer requests are capped to it.
+MAX_RETRY_AFTER_S = 300.0
+#: Characters of a response body quoted in error messages.
+BODY_EXCERPT_CHARS = 300
+
+
+class BackendError(SpadeError):
+    """A backend could not produce completions (HTTP failure, bad model, exhausted log).
+
+    ``status`` is the HTTP status of the last failed request, when there was one.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class Completion:
+    """One sampled completion with its token accounting (0 when the backend cannot tell)."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str | None = None
+
+
+@runtime_checkable
+class DesignerBackend(Protocol):
+    """What the generation pipeline needs from a model: ``n`` completions of a chat.
+
+    ``complete`` may be called from several threads at once; implementations serialise
+    or bound concurrency themselves.
+    """
+
+    name: str
+    model: str
+
+    def complete(
+        self,
+        messages: list[dict],
+        *,
+        n: int = 1,
+        temperature: float = 0.7,
+        max_tokens: int = 4096,
+        seed: int | None = None,
+    ) -> list[Completion]: ...
+
+    def close(self) -> None: ...
+
+
+class _ContextManaged:
+    """``with backend: ...`` closes the backend (connections, GPU memory) on exit."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()  # type: ignore[attr-defined]  # every subclass defines close()
+
+
+def _check_request(messages: list[dict], n: int, max_tokens: int) -> None:
+    if not messages:
+        raise ValueError("messages is empty; pass at least one chat message")
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
+
+
+# --------------------------------------------------------------------------- OpenAI-compatible
+
+
+class OpenAIBackend(_ContextManaged):
+    """Chat completions from an OpenAI-compatible HTTP server.
+
+    Transient failures (HTTP 429 and 5xx, timeouts, dropped connections) are retried with
+    exponential backoff and full jitter, honouring ``Retry-After``; other HTTP errors fail
+    at once, since repeating a malformed request cannot help. A semaphore bounds the
+    requests in flight, because the pipeline calls :meth:`complete` from many threads and
+    local servers degrade badly when flooded.
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 120.0,
+        max_retries: int = 5,
+        concurrency: int = 8,
+        *,
+        backoff_base: float = 1.0,
+        backoff_max: float = 30.0,
+    ):
+        import httpx  # lazily: `import spade_gym` must stay light
+
+        if not base_url:
+            raise ConfigError(
+                "base_url is empty; pass the server's API root, e.g. http://localhost:8000/v1")
+        if max_retries < 0 or concurrency < 1 or timeout <= 0:
+            raise ConfigError(
+                f"invalid OpenAI backend settings: max_retries={max_retries} (>= 0), "
+                f"concurrency={concurrency} (>= 1), timeout={timeout} (> 0)"
+            )
+        self.model = model
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self._httpx = httpx
+        headers = {"Content-Type": "application/json"}
+        api_key = os.environ.get(api_key_env, "")
+        if api_key:  # local servers need no key: then send no Authorization header at all
+            headers["Authorization"] = f"Bearer {api_key}"
+        self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout),
+                                    limits=httpx.Limits(max_connections=concurrency))
+        self._slots = threading.Semaphore(concurrency)
+        self._jitter = random.Random()
+
+    def complete(
+        self,
+        messages: list[dict],
+        *,
+        n: int = 1,
+        temperature: float = 0.7,
+        max_tokens: int = 4096,
+        seed: int | None = None,
+    ) -> list[Completion]:
+        """Ask for ``n`` choices in one request; top up if the server returns fewer.
+
+        Some servers ignore ``n``. Top-up requests shift ``seed`` so that a seeded server
+        does not hand back the same completion again.
+        """
+        _check_request(messages, n, max_tokens)
+        completions: list[Completion] = []
+        while len(completions) < n:
+            wanted = n - len(completions)
+            payload: dict[str, Any] = {
+                "model": self.model,
+                "messages": messages,
+                "n": wanted,
+                "temperature": temperature,
+                "max_tokens": max_tokens,
+            }
+            if seed is not None:
+                payload["seed"] = seed + len(completions)
+            batch = self._parse(self._post(payload))
+            if not batch:
+                raise BackendError(f"{self.url} returned no choices for model {self.model!r}")
+            completions.extend(batch[:wanted])
+        return completions
+
+    def _post(self, payload: dict[str, Any]) -> Any:
+        httpx = self._httpx
+        attempts = self.max_retries + 1
+        attempt = 0
+        while True:
+            retry_after: float | None = None
+            try:
+                with self._slots:
+                    response = self._client.post(self.url, json=payload)
+            except httpx.TimeoutException:
+                problem, status = f"timed out after {self.timeout:g}s", None
+            except httpx.TransportError as exc:
+                problem, status = f"connection failed ({type(exc).__name__}: {exc})", None
+            else:
+                status = response.status_code
+                if status < 300:
+                    try:
+                        return response.json()
+                    except ValueError:
+                        raise BackendError(
+                            f"{self.url} answered HTTP {status} with a body that is not JSON: "
+                            f"{_excerpt(response.text)}", status=status) from None
+                problem = f"HTTP {status}: {_excerpt(response.text)}"
+                if status != 429 and status < 500:
+                    raise BackendError(f"POST {self.url} failed with {problem}{_advice(status)}",
+                                       status=status)
+                retry_after = _parse_retry_after(response.headers.get("Retry-After"))
+            if attempt + 1 == attempts:
+                raise BackendError(
+                    f"POST {self.url} failed after {attempts} attempt(s); last error: {problem}",
+                    status=status)
+            delay = self._delay(attempt, retry_after)
+            log.warning("designer request to %s: %s; retrying in %.1fs (%d/%d)",
+                        self.url, problem, delay, attempt + 1, self.max_retries)
+            time.sleep(delay)
+            attempt += 1
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        """Seconds before the next attempt: the server's wish, else jittered backoff."""
+        if retry_after is not None:
+            return min(retry_after, MAX_RETRY_AFTER_S)
+        return self._jitter.uniform(0, min(self.backoff_max, self.backoff_base * 2 ** attempt))
+
+    def _parse(self, data: Any) -> list[Completion]:
+        choices = data.get("choices") if isinstance(data, dict) else None
+        if not isinstance(choices, list):
+            raise BackendError(f"unexpected response from {self.url} (no 'choices' list): "
+                               f"{_excerpt(json.dumps(data))}")
+        texts, reasons = [], []
+        for choice in choices:
+            message = choice.get("message") if isinstance(choice, dict) else None
+            content = message.get("content") if isinstance(message, dict) else None
+            texts.append(content if isinstance(content, str) else "")
+            reasons.append(choice.get("finish_reason") if isinstance(choice, dict) else None)
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        prompt_tokens = _count(usage.get("prompt_tokens"))
+        shares = _split(_count(usage.get("completion_tokens")), [len(t) for t in texts])
+        return [Completion(text, prompt_tokens, share, reason)
+                for text, share, reason in zip(texts, shares, reasons, strict=True)]
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _count(value: Any) -> int:
+    """A token count from ``usage``; servers that omit or garble it count as 0."""
+    return value if isinstance(value, int) and value >= 0 else 0
+
+
+def _split(total: int, weights: list[int]) -> list[int]:
+    """Share ``total`` tokens among choices in proportion to their length.
+
+    The API reports completion tokens summed over all choices; a proportional share is
+    the best per-completion estimate and keeps the sum exact.
+    """
+    if not weights:
+        return []
+    weight_sum = sum(weights)
+    if weight_sum == 0:
+        weights, weight_sum = [1] * len(weights), len(weights)
+    shares = [total * w // weight_sum for w in weights]
+    shares[-1] += total - sum(shares)
+    return shares
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= BODY_EXCERPT_CHARS else text[:BODY_EXCERPT_CHARS] + "..."
+
+
+def _advice(status: int) -> str:
+    if status in (401, 403):
+        return " (check the API key: it is read from the environment variable named by api_key_env)"
+    if status == 404:
+        return " (check base_url: it usually ends in /v1; also check the model name)"
+    return ""
+
+
+def _parse_retry_after(value: str | None) -> float | None:
+    """``Retry-After`` is either seconds or an HTTP date."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+# --------------------------------------------------------------------------- transformers
+
+
+class TransformersBackend(_ContextManaged):
+    """Samples completions from a local checkpoint with ``transformers``.
+
+    Meant for small models and for the CPU self-play preset; for large models serve them
+    with an inference server and use :class:`OpenAIBackend`. Calls are serialised with a
+    lock: one model cannot usefully run two ``generate`` calls at once.
+    """
+
+    name = "transformers"
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        device: str | None = None,
+        dtype: str | None = None,
+        batch_size: int = 4,
+    ):
+        try:
+            import torch
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as exc:
+            raise BackendError(
+                "the transformers backend needs torch and transformers: "
+                "pip install 'spade-gym[train]'") from exc
+        if batch_size < 1:
+            raise ConfigError(f"batch_size must be at least 1, got {batch_size}")
+        self._torch = torch
+        self.model = str(model_path)
+        self.batch_size = batch_size
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        torch_dtype = self._resolve_dtype(dtype)
+        # A path that is not a directory may be a cached hub id; never go online for it.
+        local_only = not Path(model_path).is_dir()
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(model_path, local_files_only=local_only)
+            model = AutoModelForCausalLM.from_pretrained(
+                model_path, dtype=torch_dtype, local_files_only=local_only)
+        except (OSError, ValueError) as exc:
+            raise BackendError(
+                f"cannot load a causal LM checkpoint from {model_path}: {exc}") from exc
+        self._model = model.to(self.device).eval()
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self._lock = threading.Lock()
+
+    def _resolve_dtype(self, dtype: str | None) -> Any:
+        torch = self._torch
+        if dtype is None:
+            if self.device.startswith("cuda"):
+                return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+            return torch.float32
+        resolved = getattr(torch, dtype, None)
+        if not isinstance(resolved, torch.dtype):
+            raise ConfigError(
+                f"unknown dtype {dtype!r}; use e.g. 'float32', 'bfloat16' or 'float16'")
+        return resolved
+
+    def format_prompt(self, messages: list[dict]) -> tuple[str, bool]:
+        """Render ``messages`` as prompt text; also say whether it already has special tokens.
+
+        Uses the tokenizer's chat template when it has one; otherwise a plain
+        ``Role: content`` transcript, so base checkpoints still work.
+        """
+        if getattr(self.tokenizer, "chat_template", None):
+            text = self.tokenizer.apply_chat_template(
+                messages, tokenize=False, add_generation_prompt=True)
+            return text, True
+        lines = [f"{m['role'].capitalize()}: {m['content']}" for m in messages]
+        return "\n\n".join(lines) + "\n\nAssistant:", False
+
+    def complete(
+        self,
+        messages: list[dict],
+        *,
+        n: int = 1,
+        temperature: float = 0.7,
+        max_tokens: int = 4096,
+        seed: int | None = None,
+    ) -> list[Completion]:
+        _check_request(messages, n, max_tokens)
+        torch = self._torch
+        text, templated = self.format_prompt(messages)
+        # The template already contains the special tokens; adding them again would
+        # double the BOS of models that use one.
+        inputs = self.tokenizer(text, return_tensors="pt", add_special_tokens=not templated)
+        inputs = {key: value.to(self.device) for key, value in inputs.items()}
+        prompt_len = int(inputs["input_ids"].shape[1])
+        eos_ids = self._eos_ids()
+        sampling: dict[str, Any] = {"do_sample": temperature > 0}
+        if temperature > 0:
+            sampling["temperature"] = temperature
+        completions: list[Completion] = []
+        devices = [torch.device(self.device)] if self.device.startswith("cuda") else []
+        with self._lock, torch.random.fork_rng(devices=devices), torch.inference_mode():
+            if seed is not None:
+                torch.manual_seed(seed)
+            while len(completions) < n:
+                size = min(self.batch_size, n - len(completions))
+                output = self._model.generate(
+                    **inputs, max_new_tokens=max_tokens, num_return_sequences=size,
+                    pad_token_id=self.tokenizer.pad_token_id, eos_token_id=eos_ids, **sampling)
+                for row in output[:, prompt_len:].tolist():
+                    stop = next((i for i, tok in enumerate(row) if tok in eos_ids), None)
+                    generated = row if stop is None else row[:stop]
+                    completions.append(Completion(
+                        text=self.tokenizer.decode(generated, skip_special_tokens=True),
+                        prompt_tokens=prompt_len,
+                        completion_tokens=len(generated) + (stop is not None),
+                        finish_reason="length" if stop is None else "stop",
+                    ))
+        return completions
+
+    def _eos_ids(self) -> list[int]:
+        """End-of-turn ids: the generation config's (chat models list several), the tokenizer's."""
+        configured = getattr(self._model.generation_config, "eos_token_id", None)
+        ids = configured if isinstance(configured, list) else [configured]
+        ids = [i for i in ids if i is not None]
+        if self.tokenizer.eos_token_id is not None and self.tokenizer.eos_token_id not in ids:
+            ids.append(self.tokenizer.eos_token_id)
+        if not ids:
+            raise BackendError(f"{self.model} defines no end-of-sequence token; "
+                               "set eos_token in its tokenizer or generation config")
+        return ids
+
+    def close(self) -> None:
+        self._model = None
+        if self.device.startswith("cuda"):
+            self._torch.cuda.empty_cache()
+
+
+# --------------------------------------------------------------------------- replay
+
+
+class ReplayBackend(_ContextManaged):
+    """Serves completions from a JSONL log, in order, ignoring the prompt.
+
+    Lines are ``{"completion": "..."}`` or ``spade-gym generate`` log records with a
+    ``completion`` key (other keys are ignored; records without one are skipped). This
+    reproduces a generation run exactly and gives tests a deterministic designer.
+    """
+
+    name = "replay"
+
+    def __init__(self, path: str | Path, *, model: str | None = None):
+        self.path = Path(path)
+        self.model = model or f"replay:{self.path.name}"
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise ConfigError(f"cannot read replay log {self.path}: {exc}") from exc
+        self._texts: list[str] = []
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError as exc:
+                raise ConfigError(f"{self.path}:{number}: not a JSON object ({exc})") from None
+            if not isinstance(record, dict) or "completion" not in record:
+                continue
+            if not isinstance(record["completion"], str):
+                raise ConfigError(f"{self.path}:{number}: 'completion' must be a string, "
+                                  f"got {type(record['completion']).__name__}")
+            self._texts.append(record["completion"])
+        if not self._texts:
+            raise ConfigError(f"replay log {self.path} holds no completions; expected JSONL lines "
+                              'like {"completion": "..."}')
+        self._next = 0
+        self._lock = threading.Lock()
+
+    @property
+    def remaining(self) -> int:
+        """Completions not yet served."""
+        return len(self._texts) - self._next
+
+    def complete(
+        self,
+        messages: list[dict],
+        *,
+        n: int = 1,
+        temperature: float = 0.7,
+        max_tokens: int = 4096,
+        seed: int | None = None,
+    ) -> list[Completion]:
+        _check_request(messages, n, max_tokens)
+        with self._lock:
+            if self.remaining < n:
+                raise BackendError(
+                    f"replay log exhausted after {len(self._texts)} completions "
+                    f"({self.path}; {n} requested, {self.remaining} left)")
+            texts = self._texts[self._next:self._next + n]
+            self._next += n
+        return [Completion(text) for text in texts]
+
+    def close(self) -> None:
+        """Nothing to release; present for the interface."""
+
+
+# --------------------------------------------------------------------------- factory
+
+
+_BACKENDS: dict[str, type] = {
+    OpenAIBackend.name: OpenAIBackend,
+    TransformersBackend.name: TransformersBackend,
+    ReplayBackend.name: ReplayBackend,
+}
+
+
+def make_backend(
+    kind: str, *, model: str | None = None, base_url: str | None = None, **options: Any
+) -> DesignerBackend:
+    """Build a backend from CLI/preset values, rejecting combinations that cannot work.
+
+    * ``openai``: needs ``model`` and ``base_url``; options ``api_key_env``, ``timeout``,
+      ``max_retries``, ``concurrency``, ``backoff_base``, ``backoff_max``.
+    * ``transformers``: ``model`` is the checkpoint path; options ``device``, ``dtype``,
+      ``batch_size``.
+    * ``replay``: needs the ``path`` option; ``model`` is an optional label.
+    """
+    cls = _BACKENDS.get(kind)
+    if cls is None:
+        raise ConfigError(
+            f"unknown designer backend {kind!r}; choose one of {', '.join(_BACKENDS)}")
+    if kind != "openai" and base_url is not None:
+        raise ConfigError(f"base_url only applies to the openai backend, not to {kind!r}")
+    if kind == "openai":
+        if not base_url:
+            raise ConfigError("the openai backend needs base_url (e.g. http://localhost:8000/v1)")
+        if not model:
+            raise ConfigError("the openai backend needs a model name (as the server knows it)")
+        arguments: dict[str, Any] = {"base_url": base_url, "model": model}
+    elif kind == "transformers":
+        if not model:
+            raise ConfigError("the transformers backend needs model: a local checkpoint directory")
+        arguments = {"model_path": model}
+    else:
+        if "path" not in options:
+            raise ConfigError("the replay backend needs path: a JSONL log of completions")
+        arguments = {"model": model}
+    accepted = set(inspect.signature(cls).parameters) - set(arguments)
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise ConfigError(f"unknown option(s) {', '.join(unknown)} for the {kind} backend; "
+                          f"accepted: {', '.join(sorted(accepted))}")
+    return cls(**arguments, **options)
