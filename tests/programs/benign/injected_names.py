@@ -46,7 +46,7 @@ class WalkerEnv:
 
     def step(self, action):
         self.turn_count += 1
-        m = re.search(r"\\boxed\{(\w+)\}", action)
+        m = re.search(r"\\boxed\{(\w{1,20})\}", action)
         move = m.group(1).lower() if m else ""
         dx, dy = {"north": (0, 1), "south": (0, -1), "east": (1, 0), "west": (-1, 0)}.get(move, (0, 0))
         self.pos = self.pos.shifted(dx)._replace(y=self.pos.y + dy)

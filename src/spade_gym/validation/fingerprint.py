@@ -1,0 +1,204 @@
+"""Program fingerprints: is this program a copy of one already in the suite?
+
+A suite should not fill up with the same game under new names. Two measures, both
+computed from the AST so that formatting, comments and naming never matter:
+
+* the **exact fingerprint** hashes the normalized tree: docstrings removed, every
+  identifier (names, arguments, functions, classes, attributes, keywords) replaced by
+  its order of first occurrence, string literal contents blanked (f-strings keep only
+  their placeholders). A copy with
+  renamed identifiers and reworded text has the same fingerprint.
+* the **structural similarity** compares multisets of node-type n-grams (pre-order,
+  with operators and constant kinds, without names or values) by weighted Jaccard.
+  It catches copies with a few statements added, removed or edited, where the exact
+  fingerprint already differs.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import threading
+from collections import Counter
+from dataclasses import dataclass
+
+#: Length of the node-type n-grams the similarity compares.
+NGRAM = 4
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """The two views of one program used by the novelty check."""
+
+    exact: str
+    grams: Counter
+    size: int  # total number of n-grams (sum of ``grams``)
+
+
+class _Normalizer(ast.NodeTransformer):
+    """Renames identifiers by first occurrence and blanks strings (in place)."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+
+    def canon(self, name: str | None) -> str | None:
+        if name is None:
+            return None
+        if name not in self.names:
+            self.names[name] = f"v{len(self.names)}"
+        return self.names[name]
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        node.id = self.canon(node.id)
+        return node
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        node.arg = self.canon(node.arg)
+        node.annotation = None
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        node.attr = self.canon(node.attr)
+        return node
+
+    def visit_keyword(self, node: ast.keyword) -> ast.AST:
+        self.generic_visit(node)
+        node.arg = self.canon(node.arg)
+        return node
+
+    def _named(self, node):
+        node.name = self.canon(node.name)
+        self.generic_visit(node)
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _named
+
+    def visit_alias(self, node: ast.alias) -> ast.AST:
+        # Module names stay (they are part of what the program does); local aliases are canonical.
+        node.asname = self.canon(node.asname) if node.asname else None
+        return node
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
+        # f-string text between placeholders is string content too: keep only the placeholders.
+        node.values = [v for v in node.values if not isinstance(v, ast.Constant)]
+        self.generic_visit(node)
+        return node
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        if isinstance(node.value, str):
+            node.value = ""
+        elif isinstance(node.value, bytes):
+            node.value = b""
+        return node
+
+
+def _strip_docstrings(tree: ast.AST) -> None:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+
+
+def _token(node: ast.AST) -> str:
+    name = type(node).__name__
+    if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.AugAssign)):
+        return f"{name}:{type(node.op).__name__}"
+    if isinstance(node, ast.Compare):
+        return f"{name}:{','.join(type(op).__name__ for op in node.ops)}"
+    if isinstance(node, ast.Constant):
+        return f"{name}:{type(node.value).__name__}"
+    return name
+
+
+def _preorder(node: ast.AST, out: list[str]) -> None:
+    # Iterative: generated programs can nest deeply enough to exhaust Python's recursion limit.
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)):
+            continue
+        out.append(_token(current))
+        stack.extend(reversed(list(ast.iter_child_nodes(current))))
+
+
+@functools.lru_cache(maxsize=4096)
+def fingerprint(source: str) -> Fingerprint:
+    """The fingerprint of a program; raises ``SyntaxError``/``ValueError`` if it does not parse."""
+    tree = ast.parse(source)
+    _strip_docstrings(tree)
+    tree = _Normalizer().visit(tree)
+    exact = hashlib.sha256(ast.dump(tree, annotate_fields=False).encode("utf-8")).hexdigest()
+    tokens: list[str] = []
+    _preorder(tree, tokens)
+    grams = Counter(tuple(tokens[i:i + NGRAM]) for i in range(max(1, len(tokens) - NGRAM + 1)))
+    return Fingerprint(exact=exact, grams=grams, size=sum(grams.values()))
+
+
+def similarity(a: Fingerprint, b: Fingerprint) -> float:
+    """Weighted Jaccard of the two n-gram multisets: 1.0 for structurally identical programs."""
+    if a.exact == b.exact:
+        return 1.0
+    if not a.size or not b.size:
+        return 0.0
+    small, large = (a.grams, b.grams) if len(a.grams) <= len(b.grams) else (b.grams, a.grams)
+    shared = sum(min(count, large.get(gram, 0)) for gram, count in small.items())
+    return shared / (a.size + b.size - shared)
+
+
+@dataclass(frozen=True)
+class Match:
+    """The closest existing program: its id, similarity, and whether the fingerprints are equal."""
+
+    env_id: str
+    similarity: float
+    exact: bool
+
+
+_suite_cache: dict[str, Fingerprint] = {}
+_suite_lock = threading.Lock()
+
+
+def _entry_fingerprint(entry) -> Fingerprint | None:
+    """Fingerprint of a suite entry, cached by the checksum on its card (files are only read once)."""
+    key = entry.card.sha256
+    with _suite_lock:
+        cached = _suite_cache.get(key)
+    if cached is not None:
+        return cached
+    try:
+        result = fingerprint(entry.read_source())
+    except Exception:  # an unreadable, modified or unparsable entry is no reason to reject a new program
+        return None
+    with _suite_lock:
+        _suite_cache[key] = result
+    return result
+
+
+def nearest(source: str, entries, *, exclude_sha256: str | None = None) -> Match | None:
+    """The most similar program among suite ``entries`` (``SuiteEntry`` objects), or None.
+
+    ``exclude_sha256`` skips the entry holding exactly this program (re-importing a
+    program already in the suite is idempotent, not a duplicate).
+    """
+    mine = fingerprint(source)
+    best: Match | None = None
+    for entry in entries:
+        if exclude_sha256 is not None and entry.card.sha256 == exclude_sha256:
+            continue
+        other = _entry_fingerprint(entry)
+        if other is None:
+            continue
+        if other.exact == mine.exact:
+            return Match(entry.id, 1.0, True)
+        # Weighted Jaccard never exceeds the ratio of the sizes: skip clearly different programs.
+        bound = min(mine.size, other.size) / max(mine.size, other.size, 1)
+        if best is not None and bound <= best.similarity:
+            continue
+        score = similarity(mine, other)
+        if best is None or score > best.similarity:
+            best = Match(entry.id, score, False)
+    return best

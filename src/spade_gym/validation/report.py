@@ -1,0 +1,117 @@
+"""The validation report: plain data, for people, for the designer model, and for cards."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Longest check message kept on a card (the full report keeps everything).
+CARD_MESSAGE_CHARS = 300
+
+
+@dataclass
+class Check:
+    """The outcome of one check. ``details`` holds the measured values (rates, seeds...)."""
+
+    name: str
+    passed: bool
+    message: str
+    seconds: float = 0.0
+    details: dict[str, Any] | None = None
+
+    @property
+    def skipped(self) -> bool:
+        """True when an earlier fatal failure kept this check from running."""
+        return bool(self.details and self.details.get("skipped"))
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"name": self.name, "passed": self.passed, "message": self.message,
+                                "seconds": round(self.seconds, 6)}
+        if self.details:
+            data["details"] = self.details
+        return data
+
+
+@dataclass
+class ValidationReport:
+    """Everything the validator found out about one program.
+
+    ``valid`` is True only when every enabled check ran and passed: a skipped check
+    (after a fatal failure) counts as not passed, so a report is never valid by omission.
+    ``details`` carries what a card records (class name, max_turns, multi_turn,
+    oracle turns, baseline win rates, difficulty levels, hint).
+    """
+
+    name: str
+    checks: list[Check] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+    sha256: str = ""
+    seconds: float = 0.0
+
+    @property
+    def valid(self) -> bool:
+        return bool(self.checks) and all(check.passed for check in self.checks)
+
+    @property
+    def failures(self) -> list[Check]:
+        """Checks that ran and failed (skipped ones excluded)."""
+        return [c for c in self.checks if not c.passed and not c.skipped]
+
+    @property
+    def skipped(self) -> list[Check]:
+        return [c for c in self.checks if c.skipped]
+
+    def check(self, name: str) -> Check:
+        """The check called ``name`` (KeyError if it was not enabled)."""
+        for c in self.checks:
+            if c.name == name:
+                return c
+        raise KeyError(f"no check named {name!r} in this report")
+
+    def summary(self) -> str:
+        """What a person or a designer model needs: the verdict, then each failure, in check order.
+
+        Passed checks are left out (noise for a repair loop); skipped checks are named in
+        one line so nobody mistakes them for passes.
+        """
+        if self.valid:
+            return f"VALID: {self.name} passed all {len(self.checks)} checks."
+        failures = self.failures
+        lines = [f"INVALID: {self.name} failed {len(failures)} of {len(self.checks)} checks."]
+        for number, check in enumerate(failures, 1):
+            body = check.message.strip().splitlines() or ["(no message)"]
+            lines.append(f"{number}. [{check.name}] {body[0]}")
+            lines.extend(f"   {line}" for line in body[1:])
+        skipped = self.skipped
+        if skipped:
+            lines.append(f"Not run because of the failure above: {', '.join(c.name for c in skipped)}.")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serializable form of the whole report."""
+        return {
+            "name": self.name,
+            "valid": self.valid,
+            "sha256": self.sha256,
+            "seconds": round(self.seconds, 6),
+            "checks": [c.to_dict() for c in self.checks],
+            "details": self.details,
+            "summary": self.summary(),
+        }
+
+    def card_summary(self) -> dict[str, Any]:
+        """The compact form a card stores: verdict, one line per check, the key measurements."""
+        keep = ("oracle_turns", "baseline_win_rates", "multi_turn", "difficulty_levels", "fingerprint",
+                "seeds")
+        return {
+            "valid": self.valid,
+            "checks": [
+                {"name": c.name, "passed": c.passed, "message": _clip(c.message.splitlines()[0] if c.message else "")}
+                for c in self.checks
+            ],
+            **{k: self.details[k] for k in keep if k in self.details},
+        }
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= CARD_MESSAGE_CHARS else text[: CARD_MESSAGE_CHARS - 1] + "…"
