@@ -13,10 +13,10 @@ HINT_TEMPLATE = "{observation}\n\nHINT: {hint}"
 
 
 def _spade_env(env: gym.Env):
-    from spade_gym.env.spade_env import SpadeEnv
-
+    """The unwrapped env, if it offers privileged access (SpadeEnv and adapters like the
+    Reasoning Gym one implement ``_privileged_solution``/``_privileged_hint``)."""
     base = env.unwrapped
-    if not isinstance(base, SpadeEnv):
+    if not callable(getattr(base, "_privileged_solution", None)):
         raise SpadeError(f"{env!r} is not a spade-gym environment (its unwrapped env is {type(base).__name__})")
     return base
 

@@ -1,0 +1,165 @@
+"""The episode driver: one implementation of multi-turn play for eval and self-play.
+
+Episodes run in lockstep: each round, every unfinished episode asks the agent for an
+action in one batched ``act`` call (so a local model generates for all of them at
+once and an HTTP agent sends them concurrently), then every environment steps.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import gymnasium as gym
+
+from spade_gym.agents.base import ActRequest, Agent, AgentReply, first_message, followup_message, parse_action
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """One episode to play: an environment id (or a factory), a seed, hint or not."""
+
+    env_id: str
+    seed: int
+    hint: bool = False
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    make: Callable[[], gym.Env] | None = field(default=None, compare=False)
+
+    def build(self) -> gym.Env:
+        if self.make is not None:
+            return self.make()
+        kwargs = dict(self.kwargs)
+        if self.hint:
+            kwargs["hint"] = True
+        return gym.make(self.env_id, **kwargs)
+
+
+@dataclass
+class Turn:
+    reply: AgentReply
+    action: str
+    observation: str
+    reward: float
+    terminated: bool
+    truncated: bool
+
+
+@dataclass
+class Episode:
+    spec: EpisodeSpec
+    first_observation: str = ""
+    turns: list[Turn] = field(default_factory=list)
+    messages: list[dict] = field(default_factory=list)
+    total_reward: float = 0.0
+    terminated: bool = False
+    truncated: bool = False
+    error: dict | None = None
+    seconds: float = 0.0
+
+    @property
+    def rewards(self) -> list[float]:
+        return [t.reward for t in self.turns]
+
+    @property
+    def won(self) -> bool:
+        """Ended terminated with a positive final reward that is the episode's best."""
+        rewards = self.rewards
+        return bool(self.terminated and rewards and rewards[-1] > 0 and rewards[-1] >= max(rewards))
+
+    @property
+    def outcome(self) -> float:
+        """The episode's return for training: the final reward if it terminated, else 0
+        (the SPADE reference's outcome reward, clamped to [-1, 1])."""
+        if not self.terminated or not self.turns:
+            return 0.0
+        return max(-1.0, min(1.0, self.turns[-1].reward))
+
+    def to_dict(self) -> dict:
+        return {
+            "env_id": self.spec.env_id, "seed": self.spec.seed, "hint": self.spec.hint,
+            "turns": len(self.turns), "total_reward": self.total_reward, "won": self.won,
+            "terminated": self.terminated, "truncated": self.truncated, "error": self.error,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def play_episodes(agent: Agent, specs: list[EpisodeSpec], *, max_turns: int | None = None,
+                  batch_size: int = 32, on_episode: Callable[[Episode], None] | None = None) -> list[Episode]:
+    """Play every spec with ``agent``; returns episodes in the order of ``specs``.
+
+    ``max_turns`` caps turns per episode on top of each environment's own limit.
+    At most ``batch_size`` episodes are live at once (each holds a sandbox worker).
+    """
+    results: list[Episode | None] = [None] * len(specs)
+    for start in range(0, len(specs), batch_size):
+        chunk = list(range(start, min(len(specs), start + batch_size)))
+        for index, episode in zip(chunk, _play_chunk(agent, [specs[i] for i in chunk], max_turns, on_episode)):
+            results[index] = episode
+    return results  # type: ignore[return-value]
+
+
+def _play_chunk(agent, specs, max_turns, on_episode) -> list[Episode]:
+    episodes = [Episode(spec) for spec in specs]
+    envs: list[gym.Env | None] = [None] * len(specs)
+    started = [time.monotonic()] * len(specs)
+    live: list[int] = []
+    observations: dict[int, str] = {}
+    try:
+        for i, spec in enumerate(specs):
+            started[i] = time.monotonic()
+            try:
+                env = envs[i] = spec.build()
+                obs, info = env.reset(seed=spec.seed)
+            except Exception as exc:  # a broken env must not stop the others
+                episodes[i].error = {"kind": type(exc).__name__, "message": str(exc), "where": "make"}
+                _finish(episodes[i], started[i], on_episode)
+                continue
+            episodes[i].first_observation = obs
+            episodes[i].messages = [first_message(obs)]
+            observations[i] = obs
+            if "error" in info:
+                episodes[i].error = info["error"]
+                episodes[i].truncated = True
+                _finish(episodes[i], started[i], on_episode)
+                continue
+            live.append(i)
+        turn = 0
+        while live:
+            requests = [ActRequest(list(episodes[i].messages), observations[i], turn, envs[i], i) for i in live]
+            replies = agent.act(requests)
+            still_live = []
+            for i, reply in zip(live, replies):
+                episode = episodes[i]
+                action = parse_action(reply.text)
+                obs, reward, terminated, truncated, info = envs[i].step(action)
+                episode.turns.append(Turn(reply, action, obs, float(reward), bool(terminated), bool(truncated)))
+                episode.total_reward += float(reward)
+                episode.messages.append({"role": "assistant", "content": reply.text})
+                if "error" in info:
+                    episode.error = info["error"]
+                if max_turns is not None and len(episode.turns) >= max_turns and not (terminated or truncated):
+                    truncated = True
+                if terminated or truncated:
+                    episode.terminated, episode.truncated = bool(terminated), bool(truncated)
+                    _finish(episode, started[i], on_episode)
+                else:
+                    episode.messages.append(followup_message(obs))
+                    observations[i] = obs
+                    still_live.append(i)
+            live = still_live
+            turn += 1
+    finally:
+        for env in envs:
+            if env is not None:
+                try:
+                    env.close()
+                except Exception:
+                    pass
+    return episodes
+
+
+def _finish(episode: Episode, started: float, on_episode) -> None:
+    episode.seconds = time.monotonic() - started
+    if on_episode is not None:
+        on_episode(episode)

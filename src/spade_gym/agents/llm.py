@@ -1,0 +1,62 @@
+"""Model-backed agents: any OpenAI-compatible endpoint, or a local checkpoint."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from spade_gym.agents.base import ActRequest, AgentReply
+from spade_gym.generate.backends import BackendError, OpenAIBackend, TransformersBackend
+
+
+class OpenAIAgent:
+    """Sends each episode's conversation to a chat-completions endpoint, concurrently."""
+
+    name = "openai"
+
+    def __init__(self, base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY",
+                 temperature: float = 0.6, max_tokens: int = 2048, concurrency: int = 8, timeout: float = 120.0):
+        self.backend = OpenAIBackend(base_url, model, api_key_env=api_key_env, timeout=timeout,
+                                     concurrency=concurrency)
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="spade-agent")
+
+    def _one(self, request: ActRequest) -> AgentReply:
+        try:
+            completion = self.backend.complete(request.messages, n=1, temperature=self.temperature,
+                                               max_tokens=self.max_tokens)[0]
+        except BackendError as exc:
+            # An unreachable agent answers nothing; the episode records the failure.
+            return AgentReply("", extra={"error": str(exc)})
+        return AgentReply(completion.text, completion.prompt_tokens, completion.completion_tokens)
+
+    def act(self, requests: list[ActRequest]) -> list[AgentReply]:
+        return list(self.pool.map(self._one, requests))
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False)
+        self.backend.close()
+
+
+class TransformersAgent:
+    """A local checkpoint generating the next turn of every live episode in one batch."""
+
+    name = "transformers"
+
+    def __init__(self, model_path: str, *, temperature: float = 0.6, max_tokens: int = 512,
+                 batch_size: int = 8, device: str | None = None, seed: int | None = None):
+        self.backend = TransformersBackend(model_path, device=device, batch_size=batch_size)
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self._calls = 0
+
+    def act(self, requests: list[ActRequest]) -> list[AgentReply]:
+        self._calls += 1
+        seed = None if self.seed is None else self.seed * 10_007 + self._calls
+        completions = self.backend.complete_batch([r.messages for r in requests], temperature=self.temperature,
+                                                  max_tokens=self.max_tokens, seed=seed)
+        return [AgentReply(c.text, c.prompt_tokens, c.completion_tokens) for c in completions]
+
+    def close(self) -> None:
+        self.backend.close()
