@@ -412,6 +412,55 @@ class TransformersBackend(_ContextManaged):
                     ))
         return completions
 
+    def complete_batch(
+        self,
+        conversations: list[list[dict]],
+        *,
+        temperature: float = 0.7,
+        max_tokens: int = 1024,
+        seed: int | None = None,
+    ) -> list[Completion]:
+        """One completion for each of several chats, generated together (left padding).
+
+        This is what an agent needs: many episodes, one next turn each.
+        """
+        if not conversations:
+            return []
+        torch = self._torch
+        texts, templated = zip(*(self.format_prompt(m) for m in conversations))
+        eos_ids = self._eos_ids()
+        sampling: dict[str, Any] = {"do_sample": temperature > 0}
+        if temperature > 0:
+            sampling["temperature"] = temperature
+        out: list[Completion] = []
+        devices = [torch.device(self.device)] if self.device.startswith("cuda") else []
+        side = self.tokenizer.padding_side
+        with self._lock, torch.random.fork_rng(devices=devices), torch.inference_mode():
+            if seed is not None:
+                torch.manual_seed(seed)
+            self.tokenizer.padding_side = "left"
+            try:
+                for start in range(0, len(texts), self.batch_size):
+                    chunk = list(texts[start:start + self.batch_size])
+                    inputs = self.tokenizer(chunk, return_tensors="pt", padding=True,
+                                            add_special_tokens=not templated[start])
+                    inputs = {key: value.to(self.device) for key, value in inputs.items()}
+                    prompt_len = int(inputs["input_ids"].shape[1])
+                    output = self._model.generate(**inputs, max_new_tokens=max_tokens,
+                                                  pad_token_id=self.tokenizer.pad_token_id,
+                                                  eos_token_id=eos_ids, **sampling)
+                    lengths = inputs["attention_mask"].sum(dim=1).tolist()
+                    for row, length in zip(output[:, prompt_len:].tolist(), lengths):
+                        stop = next((i for i, tok in enumerate(row) if tok in eos_ids), None)
+                        generated = row if stop is None else row[:stop]
+                        out.append(Completion(self.tokenizer.decode(generated, skip_special_tokens=True),
+                                              prompt_tokens=int(length),
+                                              completion_tokens=len(generated) + (stop is not None),
+                                              finish_reason="length" if stop is None else "stop"))
+            finally:
+                self.tokenizer.padding_side = side
+        return out
+
     def _eos_ids(self) -> list[int]:
         """End-of-turn ids: the generation config's (chat models list several), the tokenizer's."""
         configured = getattr(self._model.generation_config, "eos_token_id", None)
@@ -451,6 +500,13 @@ class ReplayBackend(_ContextManaged):
         except OSError as exc:
             raise ConfigError(f"cannot read replay log {self.path}: {exc}") from exc
         self._texts: list[str] = []
+        #: Per completion, the target it was generated for ({"skill", "multi_turn"}) when
+        #: the log records it — lets a replay reproduce the original targets.
+        self.targets: list[dict | None] = []
+        #: Completions keyed by the request seed recorded in a ``generate`` log, so a
+        #: replay serves each (target, attempt) its original completion even when the
+        #: original run interleaved targets.
+        self._by_seed: dict[int, str] = {}
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
@@ -464,6 +520,12 @@ class ReplayBackend(_ContextManaged):
                 raise ConfigError(f"{self.path}:{number}: 'completion' must be a string, "
                                   f"got {type(record['completion']).__name__}")
             self._texts.append(record["completion"])
+            target = record.get("target") if isinstance(record.get("target"), dict) else None
+            if target is None and "skill" in record:
+                target = {"skill": record["skill"], "multi_turn": bool(record.get("multi_turn", False))}
+            self.targets.append(target)
+            if isinstance(record.get("request_seed"), int):
+                self._by_seed[record["request_seed"]] = record["completion"]
         if not self._texts:
             raise ConfigError(f"replay log {self.path} holds no completions; expected JSONL lines "
                               'like {"completion": "..."}')
@@ -475,6 +537,16 @@ class ReplayBackend(_ContextManaged):
         """Completions not yet served."""
         return len(self._texts) - self._next
 
+    @property
+    def keyed(self) -> bool:
+        """Whether completions are keyed by request seed (a ``generate`` log) rather than
+        served in order — in-order logs must be replayed with concurrency 1."""
+        return bool(self._by_seed)
+
+    def pending_targets(self) -> list[dict | None]:
+        """Recorded targets of the completions not yet served (None where unrecorded)."""
+        return self.targets[self._next:]
+
     def complete(
         self,
         messages: list[dict],
@@ -485,6 +557,8 @@ class ReplayBackend(_ContextManaged):
         seed: int | None = None,
     ) -> list[Completion]:
         _check_request(messages, n, max_tokens)
+        if n == 1 and seed is not None and seed in self._by_seed:
+            return [Completion(self._by_seed[seed])]
         with self._lock:
             if self.remaining < n:
                 raise BackendError(

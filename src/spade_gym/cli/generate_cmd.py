@@ -1,0 +1,136 @@
+"""``spade-gym generate``: turn a model into new validated environments."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+from pathlib import Path
+
+import click
+
+from spade_gym.cli.app import handle_errors
+from spade_gym.cli.common import echo_json
+from spade_gym.generate.prompts import SKILLS
+
+
+@click.command("generate")
+@click.option("--backend", type=click.Choice(["openai", "transformers", "replay"]), required=True,
+              help="Where completions come from.")
+@click.option("--model", required=True,
+              help="openai: model name on the server; transformers: checkpoint directory; "
+                   "replay: the JSONL file of completions.")
+@click.option("--base-url", help="openai backend: e.g. http://localhost:8000/v1 (vLLM, SGLang, OpenAI, OpenRouter...).")
+@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
+              help="openai backend: environment variable holding the API key (may be unset for local servers).")
+@click.option("-n", "n", type=click.IntRange(min=0), default=None,
+              help="Number of environments to design (default 1; a tagged replay log sets its own).")
+@click.option("--suite", type=click.Path(file_okay=False), required=True, help="Suite directory to register into.")
+@click.option("--skill", "skills", multiple=True,
+              help="Target skill (repeatable; rotates). Default: all nine. " + ", ".join(SKILLS))
+@click.option("--corpus", type=click.Path(dir_okay=False, exists=True),
+              help="JSONL grounding corpus (a 'text' field per line); one document per design request.")
+@click.option("--multi-turn-ratio", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+              help="Fraction of targets asked to be genuinely multi-turn.")
+@click.option("--attempts", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Completions per target: the first design plus repairs fed with the validator's summary.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Targets designed and validated at the same time.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for targets, prompts and sampling.")
+@click.option("--temperature", type=float, default=0.7, show_default=True)
+@click.option("--max-tokens", type=click.IntRange(min=16), default=8192, show_default=True)
+@click.option("--log", "log_path", type=click.Path(dir_okay=False),
+              help="Append every request and result here (default: generate-<time>.jsonl next to the suite).")
+@click.option("--designer", help="Who designed the environments, recorded on each card (default: backend:model).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@handle_errors
+def command(backend, model, base_url, api_key_env, n, suite, skills, corpus, multi_turn_ratio, attempts,
+            concurrency, seed, temperature, max_tokens, log_path, designer, as_json):
+    """Design environments with a model: prompt, parse, validate, repair, register.
+
+    Accepted environments are registered into SUITE at once (gym.make-able) with a card
+    recording their provenance; rejected programs are kept with their reports under
+    rejected/ next to the suite. Ctrl-C stops cleanly: whatever was accepted stays.
+
+    \b
+    Examples:
+      spade-gym generate --backend openai --base-url http://localhost:8000/v1 \\
+          --model Qwen/Qwen3-8B -n 20 --suite my_suite --skill "Spatial Reasoning"
+      spade-gym generate --backend replay --model generate-20261130.jsonl --suite my_suite
+    """
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from spade_gym.generate.backends import make_backend
+    from spade_gym.generate.pipeline import GenerateConfig, GenerationPipeline, replay_targets
+    from spade_gym.generate.prompts import GroundingCorpus
+    from spade_gym.registry import register_suite
+
+    suite_path = Path(suite)
+    if backend == "replay":
+        designer_backend = make_backend("replay", path=model)
+    elif backend == "openai":
+        designer_backend = make_backend("openai", model=model, base_url=base_url, api_key_env=api_key_env,
+                                        concurrency=concurrency)
+    else:
+        designer_backend = make_backend("transformers", model=model)
+    targets = ()
+    console = Console(stderr=as_json)
+    if backend == "replay" and not skills and n is None:
+        targets = tuple(replay_targets(designer_backend) or ())
+        if targets and not designer_backend.keyed and concurrency > 1:
+            concurrency = 1  # an in-order log maps completion i to target i only sequentially
+    config = GenerateConfig(n=1 if n is None else n, skills=tuple(skills), multi_turn_ratio=multi_turn_ratio,
+                            attempts=attempts, concurrency=concurrency, seed=seed, temperature=temperature,
+                            max_tokens=max_tokens, designer=designer, targets=targets)
+    if log_path is None:
+        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        log_path = suite_path.parent / f"generate-{stamp}.jsonl"
+    grounding = GroundingCorpus.from_jsonl(corpus) if corpus else None
+    total = len(targets) if targets else config.n
+    counts = {"accepted": 0, "rejected": 0}
+    lock = threading.Lock()
+    with Progress(TextColumn("[bold]designing"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TextColumn("[green]{task.fields[accepted]} accepted[/green] [red]{task.fields[rejected]} rejected"),
+                  TimeElapsedColumn(), console=console, transient=as_json) as progress:
+        task = progress.add_task("generate", total=total, accepted=0, rejected=0)
+
+        def on_result(result):
+            with lock:
+                counts["accepted" if result.accepted else "rejected"] += 1
+                progress.update(task, advance=1, **counts)
+
+        pipeline = GenerationPipeline(designer_backend, suite_path, config, log_path=log_path, corpus=grounding,
+                                      progress=on_result)
+        try:
+            summary = pipeline.run()
+        finally:
+            designer_backend.close()
+    register_suite(suite_path)
+    if as_json:
+        echo_json({**summary.to_dict(), "log": str(log_path), "suite": str(suite_path)})
+        return
+    _print_summary(console, summary, log_path, suite_path)
+
+
+def _print_summary(console, summary, log_path, suite_path) -> None:
+    from rich.table import Table
+
+    if summary.interrupted:
+        console.print("[yellow]Interrupted: stopped after the targets in flight; accepted environments are kept.")
+    table = Table(title=f"{len(summary.accepted)} accepted, {len(summary.rejected)} rejected")
+    table.add_column("target")
+    table.add_column("skill")
+    table.add_column("result")
+    table.add_column("attempts")
+    table.add_column("failed checks")
+    for r in summary.results:
+        table.add_row(str(r.target.index), r.target.skill, r.env_id or "[red]rejected", str(r.attempts),
+                      ", ".join(r.failures) or "-")
+    console.print(table)
+    failures = summary.failure_counts()
+    if failures:
+        console.print("Rejections by check: " + ", ".join(f"{name} x{count}" for name, count in failures.most_common()))
+    prompt_tokens, completion_tokens = summary.tokens()
+    console.print(f"Tokens: {prompt_tokens:,} prompt + {completion_tokens:,} completion; "
+                  f"wall time {summary.seconds:.1f} s")
+    console.print(f"Suite: {suite_path}   log: {log_path}   rejected programs: {suite_path.parent / 'rejected'}")

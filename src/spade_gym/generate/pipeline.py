@@ -1,0 +1,363 @@
+"""The generation pipeline: prompt -> completion -> parse -> validate -> repair -> register.
+
+One :class:`GenerationPipeline` run turns ``n`` *targets* (a skill, single- or
+multi-turn) into environments. Each target gets up to ``attempts`` completions: the
+first from the design prompt, every later one from a repair prompt carrying the
+previous completion and the validator's summary of what was wrong. An accepted
+program is registered into the suite at once (atomically, with a card recording its
+provenance), so it is ``gym.make``-able while the run goes on; a rejected one is
+kept, with its report, under ``rejected/`` next to the suite and never registered.
+Every request and result is appended to a JSONL log, which the ``replay`` backend
+can feed back to reproduce the run.
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime as _dt
+import json
+import random
+import re
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from spade_gym.contract import parse_designer_output
+from spade_gym.errors import DesignerOutputError, SpadeError
+from spade_gym.generate.backends import DesignerBackend, ReplayBackend
+from spade_gym.generate.prompts import (
+    PROMPT_VERSION,
+    SKILLS,
+    DesignMemory,
+    GroundingCorpus,
+    MemoryEntry,
+    build_design_messages,
+    build_repair_messages,
+    skill_by_name,
+)
+from spade_gym.registry import Card, Suite, SuiteEntry, env_name_from_class
+
+
+@dataclass(frozen=True)
+class Target:
+    """What one design request asks for."""
+
+    index: int
+    skill: str
+    multi_turn: bool
+
+
+@dataclass
+class GenerateConfig:
+    """Settings of one generation run (CLI flags map onto these one to one)."""
+
+    n: int = 1
+    skills: tuple[str, ...] = ()
+    multi_turn_ratio: float = 0.5
+    attempts: int = 3
+    concurrency: int = 4
+    seed: int = 0
+    temperature: float = 0.7
+    max_tokens: int = 8192
+    difficulty: str = "medium"
+    memory_k: int = 2
+    #: Free text recorded as the designer in card provenance (default: backend and model).
+    designer: str | None = None
+    #: Explicit targets (e.g. reproduced from a replay log); overrides n/skills/ratio.
+    targets: tuple[Target, ...] = ()
+
+    def __post_init__(self):
+        if self.n < 0:
+            raise SpadeError("n must be >= 0")
+        if not 0.0 <= self.multi_turn_ratio <= 1.0:
+            raise SpadeError("multi_turn_ratio must be between 0 and 1")
+        if self.attempts < 1:
+            raise SpadeError("attempts must be >= 1")
+        if self.concurrency < 1:
+            raise SpadeError("concurrency must be >= 1")
+        self.skills = tuple(skill_by_name(s).name for s in self.skills)
+
+
+@dataclass
+class TargetResult:
+    target: Target
+    accepted: bool = False
+    env_id: str | None = None
+    attempts: int = 0
+    #: Check names (or "parse", "backend") that failed, one per failed attempt.
+    failures: list[str] = field(default_factory=list)
+    last_summary: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    rejected_files: list[str] = field(default_factory=list)
+
+
+@dataclass
+class GenerateSummary:
+    results: list[TargetResult]
+    seconds: float
+    interrupted: bool = False
+
+    @property
+    def accepted(self) -> list[TargetResult]:
+        return [r for r in self.results if r.accepted]
+
+    @property
+    def rejected(self) -> list[TargetResult]:
+        return [r for r in self.results if not r.accepted]
+
+    def failure_counts(self) -> Counter:
+        return Counter(name for r in self.results for name in r.failures)
+
+    def tokens(self) -> tuple[int, int]:
+        return (sum(r.prompt_tokens for r in self.results), sum(r.completion_tokens for r in self.results))
+
+    def to_dict(self) -> dict:
+        prompt_tokens, completion_tokens = self.tokens()
+        return {
+            "accepted": [r.env_id for r in self.accepted],
+            "n_accepted": len(self.accepted),
+            "n_rejected": len(self.rejected),
+            "failures_by_check": dict(self.failure_counts()),
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "seconds": round(self.seconds, 3),
+            "interrupted": self.interrupted,
+            "targets": [
+                {**asdict(r.target), "accepted": r.accepted, "env_id": r.env_id, "attempts": r.attempts,
+                 "failures": r.failures, "seconds": round(r.seconds, 3)}
+                for r in self.results
+            ],
+        }
+
+
+def plan_targets(config: GenerateConfig) -> list[Target]:
+    """Skills rotate in the given order (all nine by default); each target is
+    multi-turn with probability ``multi_turn_ratio``, drawn from ``config.seed``."""
+    if config.targets:
+        return list(config.targets)
+    skills = list(config.skills) or [s.name for s in SKILLS.values()]
+    rng = random.Random(f"targets:{config.seed}")
+    return [Target(i, skills[i % len(skills)], rng.random() < config.multi_turn_ratio) for i in range(config.n)]
+
+
+def replay_targets(backend: DesignerBackend) -> list[Target] | None:
+    """Targets recorded in a replay log (every completion tagged with a skill), else None."""
+    if not isinstance(backend, ReplayBackend):
+        return None
+    recorded = backend.pending_targets()
+    if not recorded or any(t is None for t in recorded):
+        return None
+    if all("index" in t for t in recorded):  # a generate log: one target, several attempts
+        unique = {t["index"]: t for t in recorded}
+        return [Target(i, skill_by_name(unique[i]["skill"]).name, bool(unique[i].get("multi_turn")))
+                for i in sorted(unique)]
+    return [Target(i, skill_by_name(t["skill"]).name, bool(t.get("multi_turn"))) for i, t in enumerate(recorded)]
+
+
+def describe_program(source: str, first_observation: str | None = None) -> str:
+    """A card description: the module docstring, else the env class's, else the first
+    sentence of the first observation."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        tree = None
+    texts = []
+    if tree is not None:
+        texts.append(ast.get_docstring(tree))
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name.endswith("Env"):
+                texts.append(ast.get_docstring(node))
+    for text in texts:
+        if text and text.strip():
+            return " ".join(text.split())[:500]
+    if first_observation:
+        sentence = re.split(r"(?<=[.!?])\s", first_observation.strip(), maxsplit=1)[0]
+        return " ".join(sentence.split())[:300]
+    return "Generated environment."
+
+
+class GenerationPipeline:
+    """Runs the targets of one ``spade-gym generate`` call (see the module docstring)."""
+
+    def __init__(self, backend: DesignerBackend, suite: Suite | str | Path, config: GenerateConfig, *,
+                 log_path: str | Path | None = None, corpus: GroundingCorpus | None = None,
+                 validation_config=None, progress: Callable[[TargetResult], None] | None = None):
+        self.backend = backend
+        self.suite = suite if isinstance(suite, Suite) else Suite(suite)
+        self.config = config
+        self.corpus = corpus
+        self.validation_config = validation_config
+        self.progress = progress
+        self.log_path = Path(log_path) if log_path else None
+        self.rejected_dir = self.suite.path.parent / "rejected"
+        self._log_lock = threading.Lock()
+        self._stop = threading.Event()
+
+    # ------------------------------------------------------------------ running
+
+    def run(self) -> GenerateSummary:
+        from spade_gym.validation import validate_source  # noqa: F401 - fail early if unavailable
+
+        targets = plan_targets(self.config)
+        self.suite.path.mkdir(parents=True, exist_ok=True)
+        start = time.monotonic()
+        results: list[TargetResult] = []
+        interrupted = False
+        executor = ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="spade-generate")
+        futures = [executor.submit(self._run_target, t) for t in targets]
+        try:
+            for future in futures:
+                results.append(future.result())
+        except KeyboardInterrupt:
+            # Ctrl-C: start nothing new; targets in flight finish their current call and
+            # stop before any further attempt. Registrations are atomic, so everything
+            # accepted so far stays, and nothing is half-written.
+            interrupted = True
+            self._stop.set()
+            for future in futures:
+                future.cancel()
+            results = [f.result() for f in futures if f.done() and not f.cancelled() and f.exception() is None]
+        finally:
+            executor.shutdown(wait=not interrupted, cancel_futures=True)
+        return GenerateSummary(sorted(results, key=lambda r: r.target.index), time.monotonic() - start, interrupted)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run_target(self, target: Target) -> TargetResult:
+        from spade_gym.validation import validate_source
+
+        result = TargetResult(target)
+        started = time.monotonic()
+        rng = random.Random(f"design:{self.config.seed}:{target.index}")
+        grounding = self.corpus.sample(rng) if self.corpus else None
+        memory = self._memory(target.skill, rng)
+        messages = build_design_messages(target.skill, multi_turn=target.multi_turn,
+                                         difficulty=self.config.difficulty, grounding=grounding,
+                                         memory=memory, rng=rng)
+        for attempt in range(1, self.config.attempts + 1):
+            if self._stop.is_set():
+                break
+            result.attempts = attempt
+            record = {"event": "attempt", "time": _now(), "target": asdict(target), "attempt": attempt,
+                      "backend": self.backend.name, "model": self.backend.model, "prompt_version": PROMPT_VERSION,
+                      "messages": messages}
+            request_seed = self.config.seed * 100_000 + target.index * 100 + attempt
+            record["request_seed"] = request_seed
+            try:
+                completion = self.backend.complete(messages, n=1, temperature=self.config.temperature,
+                                                   max_tokens=self.config.max_tokens, seed=request_seed)[0]
+            except SpadeError as exc:
+                result.failures.append("backend")
+                result.last_summary = f"backend error: {exc}"
+                self._log({**record, "error": str(exc)})
+                break
+            result.prompt_tokens += completion.prompt_tokens
+            result.completion_tokens += completion.completion_tokens
+            record.update(completion=completion.text, usage={"prompt_tokens": completion.prompt_tokens,
+                                                             "completion_tokens": completion.completion_tokens})
+            try:
+                parsed = parse_designer_output(completion.text)
+            except DesignerOutputError as exc:
+                feedback = f"Your reply could not be used: {exc}. Reply with one ```python block and <hint>...</hint>."
+                result.failures.append("parse")
+                result.last_summary = str(exc)
+                self._log({**record, "accepted": False, "parse_error": str(exc)})
+                messages = build_repair_messages(messages, completion.text, feedback)
+                continue
+            report = validate_source(parsed.code, hint=parsed.hint, suite=self.suite, config=self.validation_config)
+            record["report"] = report.to_dict()
+            if report.valid:
+                entry = self._register(parsed.code, parsed.hint, report, target, attempt)
+                result.accepted, result.env_id = True, entry.id
+                self._log({**record, "accepted": True, "env_id": entry.id})
+                break
+            failed = [c.name for c in report.checks if not c.passed]
+            result.failures.append(failed[0] if failed else "validation")
+            result.last_summary = report.summary()
+            result.rejected_files.append(self._keep_rejected(parsed.code, report, target, attempt))
+            self._log({**record, "accepted": False})
+            messages = build_repair_messages(messages, completion.text, report.summary())
+        result.seconds = time.monotonic() - started
+        if self.progress is not None:
+            self.progress(result)
+        return result
+
+    # ------------------------------------------------------------------ pieces
+
+    def _memory(self, skill: str, rng: random.Random) -> DesignMemory | None:
+        if self.config.memory_k <= 0:
+            return None
+        entries = []
+        for entry in self.suite.entries():
+            stats = entry.card.stats or {}
+            try:
+                source = entry.read_source()
+            except SpadeError:
+                continue
+            entries.append(MemoryEntry(entry.card.name, entry.card.skill, source,
+                                       stats.get("win_rate"), stats.get("regret")))
+        if not entries:
+            return None
+        memory = DesignMemory.select(entries, skill, k=self.config.memory_k, rng=rng)
+        return memory if memory else None
+
+    def _register(self, source: str, hint: str | None, report, target: Target, attempt: int) -> SuiteEntry:
+        details = report.details if hasattr(report, "details") else {}
+        class_name = details.get("class_name") or report.name
+        card = Card(
+            name=env_name_from_class(class_name),
+            version=0,
+            skill=target.skill,
+            description=describe_program(source, details.get("first_observation")),
+            hint=hint or details.get("hint"),
+            max_turns=int(details.get("max_turns") or 10),
+            sha256="0" * 64,  # set by Suite.add
+            multi_turn=bool(details.get("multi_turn", target.multi_turn)),
+            class_name=class_name,
+            difficulty_levels=list(details.get("difficulty_levels") or []),
+            provenance={
+                "designer": self.config.designer or f"{self.backend.name}:{self.backend.model}",
+                "backend": self.backend.name,
+                "model": self.backend.model,
+                "prompt_version": PROMPT_VERSION,
+                "requested_skill": target.skill,
+                "requested_multi_turn": target.multi_turn,
+                "attempts": attempt,
+                "seed": self.config.seed,
+                "created": _now(),
+            },
+            validation=report.card_summary(),
+        )
+        return self.suite.add(source, card)
+
+    def _keep_rejected(self, source: str, report, target: Target, attempt: int) -> str:
+        self.rejected_dir.mkdir(parents=True, exist_ok=True)
+        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        stem = f"{stamp}_t{target.index:04d}_a{attempt}_{report.name or 'program'}"
+        path = self.rejected_dir / f"{stem}.py"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(source, encoding="utf-8")
+        tmp.replace(path)
+        (self.rejected_dir / f"{stem}.report.json").write_text(json.dumps(report.to_dict(), indent=2), encoding="utf-8")
+        return str(path)
+
+    def _log(self, record: dict) -> None:
+        if self.log_path is None:
+            return
+        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        with self._log_lock:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.log_path, "a", encoding="utf-8") as handle:
+                handle.write(line)
+                handle.flush()
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
