@@ -71,3 +71,13 @@ def test_load_info_describes_the_program(benign_sources):
         assert h.info["class_name"] == "WalkerEnv"
         assert h.info["has_solution"] and not h.info["has_hint"]
         assert len(h.info["sha256"]) == 64
+
+
+def test_numpy_methods_with_lazy_internal_imports():
+    """ndarray.max(), str(ndarray)... import numpy internals from C code through the
+    program's import hook; they must behave exactly as under plain CPython."""
+    path = BENIGN_DIR.parent / "compat" / "numpy_methods.py"
+    spec = {"seeds": [0], "actions": []}
+    sandboxed = sandbox_run(path.read_text(), spec)
+    assert "Error" not in sandboxed[0]["reset"][0] and "not allowed" not in sandboxed[0]["reset"][0]
+    assert sandboxed == plain_run(path, spec)

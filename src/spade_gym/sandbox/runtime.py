@@ -393,6 +393,9 @@ class ProgramRuntime:
             if level:
                 raise ImportError("relative imports are not allowed in SPADE programs")
             if name not in surfaces:
+                internal = _internal_module(name)
+                if internal is not None:
+                    return internal if fromlist else sys.modules[name.split(".")[0]]
                 raise ImportError(f"import of '{name}' is not allowed in SPADE programs")
             return surfaces[name] if fromlist else surfaces[name.split(".")[0]]
 
@@ -584,6 +587,22 @@ class ProgramRuntime:
         out["digest"] = f"{digest & 0xFFFFFFFFFFFFFFFF:016x}"
         out["transcript"] = transcript
         return out
+
+
+#: Modules that C code of an allowed library imports lazily *on behalf of* a program:
+#: ``ndarray.max()`` imports ``numpy._core._methods``, ``str(ndarray)`` imports
+#: ``numpy._core.arrayprint``, ``datetime.strptime`` imports ``_strptime``. C code resolves
+#: ``__import__`` from the calling frame's builtins — the program's — so these requests
+#: reach the program's import hook. A program itself can never ask for them: ``import``
+#: statements naming them are rejected at compile time and ``__import__`` is unreachable.
+#: Only modules already loaded in the zygote are handed over (no code is read from disk).
+_INTERNAL_PREFIXES = ("numpy.", "_strptime", "encodings.")
+
+
+def _internal_module(name: str):
+    if name.startswith(_INTERNAL_PREFIXES) or name in ("_strptime", "encodings"):
+        return sys.modules.get(name)
+    return None
 
 
 def _type_and_len(value) -> str:

@@ -53,14 +53,33 @@ def _preload() -> None:
     warm.new_namespace()
     import numpy as np
 
-    np.array([1.0, 2.0]).sum()
-    np.linalg.det(np.eye(2))
-    np.fft.fft(np.ones(4))
-    np.random.default_rng(0).integers(0, 10)
+    _warm_numpy(np)
     "{0}".format(1)
     import re
 
     re.compile(r"\\boxed\{([^{}]*)\}").search("\\boxed{1}")
+    import datetime
+
+    datetime.datetime.strptime("2024-01-02", "%Y-%m-%d")
+    for codec in ("utf-16", "utf-32", "latin-1", "ascii", "cp1252", "utf-8-sig", "unicode_escape", "idna"):
+        "x".encode(codec)
+
+
+def _warm_numpy(np) -> None:
+    """Exercise numpy once so its C code imports and caches its lazy helpers (array
+    printing, reductions, ...) in the zygote instead of asking each worker's import hook."""
+    a = np.arange(12, dtype=float).reshape(3, 4)
+    for method in ("max", "min", "mean", "std", "var", "sum", "prod", "any", "all", "argmax", "argmin",
+                   "cumsum", "cumprod", "round", "nonzero", "tolist", "flatten", "ravel", "copy"):
+        getattr(a, method)()
+    str(a), repr(a), str(np.float64(1.5)), repr(np.int64(3)), format(np.float64(2.5), ".2f")
+    a.clip(1, 5), a.astype(int), a.T.dot(a), np.sort(a, axis=0), np.unique(a), np.median(a)
+    np.percentile(a, 50), np.where(a > 3), np.argwhere(a > 5), np.einsum("ij->j", a), np.histogram(a)
+    np.isclose(a, a).all(), np.array_equal(a, a), np.count_nonzero(a), np.diff(a), np.nanmax(a)
+    np.average(a, weights=np.ones_like(a)), np.cov(a), np.polyfit([0, 1, 2], [1, 3, 5], 1)
+    np.convolve([1, 2], [1, 1]), np.linalg.det(np.eye(2)), np.linalg.inv(np.eye(2)), np.linalg.solve(np.eye(2), [1, 2])
+    np.fft.fft(np.ones(4)), np.random.default_rng(0).integers(0, 10), np.random.RandomState(0).randint(5)
+    np.array(["a", "b"]).astype(str), np.array([1, 2]) == np.array([1, 3]), np.char.upper(np.array(["a"]))
 
 
 def _prctl(option: int, arg: int) -> None:
