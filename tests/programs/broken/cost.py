@@ -1,7 +1,9 @@
-# Breaks the COST check: reset() recomputes a long checksum by brute force every episode,
-# which takes far longer than the 50 ms budget per call.
+# Breaks the COST check: reset() burns ~120 ms of wall time every episode (a busy wait,
+# so the cost does not depend on how fast the machine is): over the 50 ms budget per
+# call, under the 250 ms at which validation gives up on a program altogether.
 import random
 import re
+import time
 
 
 class SlowChecksumEnv:
@@ -16,8 +18,12 @@ class SlowChecksumEnv:
         self.turn_count = 0
         start = rng.randint(1, 10 ** 6)
         total = 0
-        for i in range(start, start + 800_000):
+        began = time.perf_counter()
+        i = start
+        while time.perf_counter() - began < 0.12:
             total = (total + i * i) % 10007
+            i += 1
+        total = sum(j * j for j in range(start, start + 1000)) % 10007
         self._answer = str(total)
         return (f"Compute the sum of i*i mod 10007 for i from {start} to {start + 799_999}. "
                 f"Answer with \\boxed{{number}}."), {}

@@ -1,0 +1,9 @@
+"""Adapters that expose outside benchmarks as spade-gym environments.
+
+Importing this package is cheap: each adapter imports its benchmark library only when
+it is used.
+"""
+
+from spade_gym.adapters.reasoning_gym import ReasoningGymEnv, ReasoningGymUnavailable, register_reasoning_gym
+
+__all__ = ["ReasoningGymEnv", "ReasoningGymUnavailable", "register_reasoning_gym"]

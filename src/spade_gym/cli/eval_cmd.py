@@ -1,0 +1,129 @@
+"""``spade-gym eval``: success rates of an agent on suite and Reasoning Gym environments."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from spade_gym.cli.app import handle_errors
+from spade_gym.errors import ConfigError
+from spade_gym.evaluation.runner import AGENT_KINDS
+
+
+def _arms(hint: bool, no_hint: bool, both: bool) -> str:
+    chosen = [name for name, flag in (("hint", hint), ("no-hint", no_hint), ("both", both)) if flag]
+    if len(chosen) > 1:
+        raise click.UsageError(f"--{' and --'.join(chosen)} are mutually exclusive; give at most one")
+    return chosen[0] if chosen else "no-hint"
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+@click.command("eval")
+@click.option("--agent", "kind", type=click.Choice(AGENT_KINDS), required=True,
+              help="Who plays: a local checkpoint, an OpenAI-compatible endpoint, the oracle "
+                   "(privileged solution; upper bound) or random play (lower bound).")
+@click.option("--envs", "patterns", required=True, metavar="PATTERN",
+              help="Glob(s) over registered ids, comma-separated: 'spade/*' (the suite), "
+                   "'spade/rg-*' (Reasoning Gym tasks), 'spade/rg-leg_counting-v0'.")
+@click.option("--episodes", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Episodes (seeds) per environment and arm.")
+@click.option("--hint", "hint_arm", is_flag=True, help="Play with the privileged hint shown.")
+@click.option("--no-hint", "no_hint_arm", is_flag=True, help="Play without the hint (the default).")
+@click.option("--both", "both_arms", is_flag=True,
+              help="Play both arms on the same seeds and report the paired hint gain.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Derives the task seeds (and the random/transformers agent's sampling seed).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Episodes played at once (HTTP requests in flight, or the local batch size).")
+@click.option("--model", help="transformers: checkpoint path or hub id; openai: served model name.")
+@click.option("--base-url", help="openai: the API root, e.g. http://localhost:8000/v1.")
+@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
+              help="openai: environment variable holding the API key (unset: no key sent).")
+@click.option("--temperature", type=click.FloatRange(min=0), default=0.6, show_default=True,
+              help="Sampling temperature of model agents.")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=None,
+              help="Tokens per turn for model agents [default: 2048 openai, 512 transformers].")
+@click.option("--max-turns", type=click.IntRange(min=1), default=None,
+              help="Cap on turns per episode, on top of each environment's own limit.")
+@click.option("--suite", "suites", multiple=True, type=click.Path(file_okay=False, exists=True),
+              help="Also register this suite directory (repeatable).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the report as JSON to FILE.")
+@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the report as markdown to FILE.")
+@click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Episode cache (JSONL) to resume from and append to "
+                   "[default: next to --json FILE, else .spade-eval/<agent>.jsonl].")
+@handle_errors
+def command(kind, patterns, episodes, hint_arm, no_hint_arm, both_arms, seed, concurrency, model, base_url,
+            api_key_env, temperature, max_tokens, max_turns, suites, json_path, markdown_path, results_path):
+    """Evaluate an agent: success rate (95% Wilson interval) and mean turns per environment
+    and per skill, and with --both the hint gain paired by seed.
+
+    Finished episodes are cached in a results file; re-running the same command plays
+    only what is missing (after a crash, Ctrl-C, or with more --episodes). Reasoning Gym
+    tasks (`spade/rg-<task>-v0`) need the reasoning-gym package.
+
+    \b
+    Example:
+      spade-gym eval --agent oracle --envs 'spade/*' --episodes 5
+      spade-gym eval --agent openai --model Qwen/Qwen3-4B --base-url http://localhost:8000/v1 \\
+          --envs 'spade/*,spade/rg-leg_counting-v0' --both --json out/eval.json --markdown out/eval.md
+    """
+    from rich.console import Console
+
+    from spade_gym.evaluation import AgentConfig, Evaluation, build_report, print_report, select_envs, to_markdown
+    from spade_gym.evaluation.runner import EvaluationError, default_results_path, split_patterns
+    from spade_gym.registry import register_suite
+
+    arms = _arms(hint_arm, no_hint_arm, both_arms)
+    config = AgentConfig(kind, model=model, temperature=temperature, max_tokens=max_tokens, max_turns=max_turns,
+                         seed=seed, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency)
+    for suite in suites:
+        register_suite(suite)
+    envs = select_envs(patterns)
+    evaluation = Evaluation(config, envs, episodes=episodes, seed=seed, arms=arms,
+                            results_path=results_path or default_results_path(config.fingerprint, json_path))
+    run = _run_with_progress(evaluation, Console(stderr=True))
+    report = build_report(evaluation, run, split_patterns(patterns))
+    print_report(report)
+    if json_path is not None:
+        _write(json_path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    if markdown_path is not None:
+        _write(markdown_path, to_markdown(report))
+    click.echo(f"{run.played} episode(s) played, {run.reused} reused; results in {run.results_path}", err=True)
+    failed = [r for r in run.records if r["agent_error"] is not None]
+    if failed and len(failed) == len(run.records):
+        raise EvaluationError(f"the agent failed on all {len(failed)} episode(s): {failed[0]['agent_error']}")
+    if failed:
+        click.echo(f"Warning: the agent failed on {len(failed)} episode(s) (first: {failed[0]['agent_error']}); "
+                   "they count as losses now and are replayed on the next run.", err=True)
+
+
+def _run_with_progress(evaluation, console):
+    """Play with a progress bar on stderr: episodes done of total, and wins so far."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    done = evaluation.completed()
+    wins = sum(r["success"] for r in done)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("wins {task.fields[wins]}"), TimeElapsedColumn(),
+                  console=console, transient=True, disable=not console.is_terminal) as progress:
+        task = progress.add_task(f"Evaluating ({evaluation.config.kind})", total=len(evaluation.specs),
+                                 completed=len(done), wins=wins)
+
+        def advance(record: dict) -> None:
+            nonlocal wins
+            wins += bool(record["success"])
+            progress.update(task, advance=1, wins=wins)
+
+        return evaluation.run(on_record=advance)
