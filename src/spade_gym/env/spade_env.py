@@ -71,15 +71,16 @@ class SpadeEnv(gym.Env[str, str]):
         self.card = card
         self.render_mode = render_mode
         self.limits = limits or DEFAULT_LIMITS
-        if max_turns is None:
-            max_turns = card.max_turns if card is not None else None
+        # max_turns goes to the program only when the caller asks for it: a program may size
+        # its turn budget by difficulty, and the card records only the default level's.
         kwargs = dict(program_kwargs)
         if max_turns is not None:
             kwargs["max_turns"] = int(max_turns)
         self.program_kwargs = kwargs
         self._handle = ProgramHandle(source, kwargs=kwargs, limits=self.limits)
         info = self._handle.info
-        self.max_turns = int(max_turns or info.get("max_turns") or DEFAULT_MAX_TURNS)
+        fallback = card.max_turns if card is not None else DEFAULT_MAX_TURNS
+        self.max_turns = int(max_turns or info.get("max_turns") or fallback)
         obs_chars = max_observation_chars or self.limits.max_observation_chars
         self.observation_space = UnicodeText(obs_chars)
         self.action_space = UnicodeText(MAX_ACTION_CHARS)

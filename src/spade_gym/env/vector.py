@@ -50,7 +50,6 @@ class SpadeVectorEnv(VectorEnv):
         self.num_envs = int(num_envs)
         self.card = card
         self.limits = limits or DEFAULT_LIMITS
-        max_turns = max_turns if max_turns is not None else (card.max_turns if card else None)
         kwargs = dict(program_kwargs)
         if max_turns is not None:
             kwargs["max_turns"] = int(max_turns)
@@ -59,7 +58,8 @@ class SpadeVectorEnv(VectorEnv):
         self._handles = [ProgramHandle(source, kwargs=kwargs, limits=self.limits, count=n) for n in sizes]
         #: (worker index, instance index within the worker) for each sub-env
         self._slots = [(w, i) for w, n in enumerate(sizes) for i in range(n)]
-        self.max_turns = int(max_turns or self._handles[0].info.get("max_turns") or DEFAULT_MAX_TURNS)
+        fallback = card.max_turns if card is not None else DEFAULT_MAX_TURNS
+        self.max_turns = int(max_turns or self._handles[0].info.get("max_turns") or fallback)
         self.single_observation_space = UnicodeText(self.limits.max_observation_chars)
         self.single_action_space = UnicodeText(MAX_ACTION_CHARS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
