@@ -56,6 +56,8 @@ class Episode:
     truncated: bool = False
     error: dict | None = None
     seconds: float = 0.0
+    #: Wall time spent inside the environment (make, reset, step): the sandbox's share.
+    env_seconds: float = 0.0
 
     @property
     def rewards(self) -> list[float]:
@@ -94,12 +96,13 @@ def play_episodes(agent: Agent, specs: list[EpisodeSpec], *, max_turns: int | No
     results: list[Episode | None] = [None] * len(specs)
     for start in range(0, len(specs), batch_size):
         chunk = list(range(start, min(len(specs), start + batch_size)))
-        for index, episode in zip(chunk, _play_chunk(agent, [specs[i] for i in chunk], max_turns, on_episode)):
+        played = _play_chunk(agent, [specs[i] for i in chunk], max_turns, on_episode, offset=start)
+        for index, episode in zip(chunk, played):
             results[index] = episode
     return results  # type: ignore[return-value]
 
 
-def _play_chunk(agent, specs, max_turns, on_episode) -> list[Episode]:
+def _play_chunk(agent, specs, max_turns, on_episode, offset: int = 0) -> list[Episode]:
     episodes = [Episode(spec) for spec in specs]
     envs: list[gym.Env | None] = [None] * len(specs)
     started = [time.monotonic()] * len(specs)
@@ -115,6 +118,8 @@ def _play_chunk(agent, specs, max_turns, on_episode) -> list[Episode]:
                 episodes[i].error = {"kind": type(exc).__name__, "message": str(exc), "where": "make"}
                 _finish(episodes[i], started[i], on_episode)
                 continue
+            finally:
+                episodes[i].env_seconds += time.monotonic() - started[i]
             episodes[i].first_observation = obs
             episodes[i].messages = [first_message(obs)]
             observations[i] = obs
@@ -126,13 +131,24 @@ def _play_chunk(agent, specs, max_turns, on_episode) -> list[Episode]:
             live.append(i)
         turn = 0
         while live:
-            requests = [ActRequest(list(episodes[i].messages), observations[i], turn, envs[i], i) for i in live]
+            # episode_id is the index in the caller's spec list: stateful agents (the
+            # self-play policy keeps token-level traces) key their per-episode state on it.
+            requests = [ActRequest(list(episodes[i].messages), observations[i], turn, envs[i], offset + i)
+                        for i in live]
             replies = agent.act(requests)
             still_live = []
             for i, reply in zip(live, replies):
                 episode = episodes[i]
+                if reply.extra.get("stop"):
+                    # the agent ran out of budget (e.g. its token budget): the episode ends
+                    # truncated without another environment step
+                    episode.truncated = True
+                    _finish(episode, started[i], on_episode)
+                    continue
                 action = parse_action(reply.text)
+                stepped = time.monotonic()
                 obs, reward, terminated, truncated, info = envs[i].step(action)
+                episode.env_seconds += time.monotonic() - stepped
                 episode.turns.append(Turn(reply, action, obs, float(reward), bool(terminated), bool(truncated)))
                 episode.total_reward += float(reward)
                 episode.messages.append({"role": "assistant", "content": reply.text})

@@ -160,6 +160,26 @@ def replay_targets(backend: DesignerBackend) -> list[Target] | None:
     return [Target(i, skill_by_name(t["skill"]).name, bool(t.get("multi_turn"))) for i, t in enumerate(recorded)]
 
 
+def suite_memory(entries: list[SuiteEntry], skill: str, *, k: int, rng: random.Random) -> DesignMemory | None:
+    """The designer's memory from a suite: cards carry the win rates and regret that
+    self-play recorded; entries without stats only serve when nothing better exists."""
+    if k <= 0:
+        return None
+    candidates = []
+    for entry in entries:
+        stats = entry.card.stats or {}
+        try:
+            source = entry.read_source()
+        except SpadeError:
+            continue
+        candidates.append(MemoryEntry(entry.card.name, entry.card.skill, source,
+                                      stats.get("win_rate"), stats.get("regret")))
+    if not candidates:
+        return None
+    memory = DesignMemory.select(candidates, skill, k=k, rng=rng)
+    return memory if memory else None
+
+
 def describe_program(source: str, first_observation: str | None = None) -> str:
     """A card description: the module docstring, else the env class's, else the first
     sentence of the first observation."""
@@ -292,21 +312,7 @@ class GenerationPipeline:
     # ------------------------------------------------------------------ pieces
 
     def _memory(self, skill: str, rng: random.Random) -> DesignMemory | None:
-        if self.config.memory_k <= 0:
-            return None
-        entries = []
-        for entry in self.suite.entries():
-            stats = entry.card.stats or {}
-            try:
-                source = entry.read_source()
-            except SpadeError:
-                continue
-            entries.append(MemoryEntry(entry.card.name, entry.card.skill, source,
-                                       stats.get("win_rate"), stats.get("regret")))
-        if not entries:
-            return None
-        memory = DesignMemory.select(entries, skill, k=self.config.memory_k, rng=rng)
-        return memory if memory else None
+        return suite_memory(self.suite.entries(), skill, k=self.config.memory_k, rng=rng)
 
     def _register(self, source: str, hint: str | None, report, target: Target, attempt: int) -> SuiteEntry:
         details = report.details if hasattr(report, "details") else {}

@@ -1,0 +1,259 @@
+"""Self-play configuration and presets. No torch here: the CLI reads presets cheaply.
+
+A preset is a complete :class:`SelfPlayConfig`; ``--set key=value`` overrides any field
+(``--set reward.mode=paper --set iterations=5``). The presets:
+
+* ``cpu-tiny``: a tiny model built and tokenised locally from the bundled suite, warm-
+  started by supervised fine-tuning, then a few self-play iterations — runs end to end
+  on 2 CPU cores in minutes, no download, no GPU.
+* ``cpu-test``: ``cpu-tiny`` cut down further, for the test-suite.
+* ``qwen3-4b`` / ``qwen3-8b``: GPU presets for Qwen3-class checkpoints (bf16, TRL's vLLM
+  generation server, ``accelerate launch``). Documented in the README; not run here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from spade_gym.errors import ConfigError
+from spade_gym.selfplay.rewards import RewardConfig
+
+
+@dataclass
+class TinyModelConfig:
+    """The locally built model of the CPU presets."""
+
+    vocab_size: int = 4096
+    hidden_size: int = 128
+    num_layers: int = 3
+    num_heads: int = 4
+    max_position_embeddings: int = 4096
+
+
+@dataclass
+class WarmStartConfig:
+    """Supervised warm start: designer (prompt -> program + hint) and agent
+    (observation -> winning answer from the privileged solution) examples."""
+
+    enabled: bool = True
+    #: How many bundled programs the designer part learns (shortest first; 0 = all).
+    designer_programs: int = 8
+    agent_examples: int = 64
+    #: At most this many epochs over the agent examples (see ``warmstart.supervised_warm_start``).
+    epochs: int = 30
+    agent_target_loss: float = 1.0
+    designer_steps_per_program: int = 150
+    target_loss: float = 0.08
+    learning_rate: float = 3e-3
+    batch_size: int = 8
+    max_tokens: int = 4096
+
+
+@dataclass
+class SelfPlayConfig:
+    """Everything one self-play run needs (see the README's self-play section)."""
+
+    preset: str = "custom"
+    #: "tiny" builds the local model; otherwise a checkpoint path or hub id.
+    model: str = "tiny"
+    tiny: TinyModelConfig = field(default_factory=TinyModelConfig)
+    warmstart: WarmStartConfig = field(default_factory=WarmStartConfig)
+    iterations: int = 3
+    seed: int = 0
+    #: Suite the pool starts from and the warm start learns (default: the bundled suite).
+    seed_suite: str | None = None
+
+    # --- design
+    designer_groups: int = 1
+    num_generations: int = 4
+    skills: tuple[str, ...] = ()
+    multi_turn_ratio: float = 0.5
+    #: "rotate" (skills in turn, multi-turn by ratio) or "warmstart" (the (skill, multi-turn)
+    #: pairs the warm start taught — a tiny model can only design what it has seen).
+    designer_targets: str = "rotate"
+    #: "full" (the designer prompt of `generate`) or "compact" (skill + format only; tiny models).
+    designer_prompt: str = "full"
+    designer_temperature: float = 0.7
+    max_program_tokens: int = 8192
+    memory_k: int = 2
+
+    # --- play
+    agent_groups: int = 2
+    paired_seeds: int = 4
+    agent_temperature: float = 0.8
+    max_turn_tokens: int = 1024
+    max_episode_tokens: int = 8192
+    max_turns: int = 12
+    #: Validation seeds for designed programs (the validator's default is 16).
+    validation_seeds: int = 8
+
+    # --- rewards and update
+    reward: RewardConfig = field(default_factory=RewardConfig)
+    learning_rate: float = 1e-6
+    beta: float = 0.0
+    #: Extra fields passed to TRL's GRPOConfig as they are (bf16, use_vllm, ...).
+    grpo: dict[str, Any] = field(default_factory=dict)
+    report_to: tuple[str, ...] = ("tensorboard",)
+
+    def validate(self) -> None:
+        if self.iterations < 1:
+            raise ConfigError("iterations must be >= 1")
+        if self.num_generations < 2:
+            raise ConfigError("num_generations must be >= 2 (GRPO compares samples within a group)")
+        if self.designer_groups < 0 or self.agent_groups < 0 or self.designer_groups + self.agent_groups < 1:
+            raise ConfigError("need at least one designer or agent group per iteration")
+        if self.paired_seeds < 1:
+            raise ConfigError("paired_seeds must be >= 1")
+        if self.designer_targets not in ("rotate", "warmstart"):
+            raise ConfigError("designer_targets must be 'rotate' or 'warmstart'")
+        if self.designer_prompt not in ("full", "compact"):
+            raise ConfigError("designer_prompt must be 'full' or 'compact'")
+        if not 0 <= self.multi_turn_ratio <= 1:
+            raise ConfigError("multi_turn_ratio must be in [0, 1]")
+
+    @property
+    def batch_size(self) -> int:
+        """Samples per iteration: one GRPO group per designer prompt and per agent task."""
+        return (self.designer_groups + self.agent_groups) * self.num_generations
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "SelfPlayConfig":
+        data = dict(data)
+        nested = {"tiny": TinyModelConfig, "warmstart": WarmStartConfig, "reward": RewardConfig}
+        for key, kind in nested.items():
+            if key in data and isinstance(data[key], dict):
+                data[key] = kind(**data[key])
+        for key in ("skills", "report_to"):
+            if key in data and isinstance(data[key], list):
+                data[key] = tuple(data[key])
+        try:
+            config = cls(**data)
+        except TypeError as exc:
+            raise ConfigError(f"bad self-play config: {exc}") from None
+        return config
+
+
+def _cpu_tiny() -> SelfPlayConfig:
+    return SelfPlayConfig(
+        preset="cpu-tiny",
+        model="tiny",
+        tiny=TinyModelConfig(vocab_size=4096, hidden_size=128, num_layers=3, num_heads=4),
+        warmstart=WarmStartConfig(designer_programs=2, agent_examples=32, epochs=30, learning_rate=3e-3,
+                                  batch_size=8, max_tokens=4096, target_loss=0.03, designer_steps_per_program=250),
+        iterations=3,
+        designer_groups=1,
+        num_generations=4,
+        designer_prompt="compact",
+        designer_targets="warmstart",
+        designer_temperature=0.15,
+        max_program_tokens=2600,
+        agent_groups=2,
+        paired_seeds=2,
+        agent_temperature=0.8,
+        max_turn_tokens=48,
+        max_episode_tokens=384,
+        max_turns=6,
+        validation_seeds=6,
+        learning_rate=1e-4,
+        beta=0.0,
+        grpo={"use_cpu": True, "bf16": False},
+    )
+
+
+def _cpu_test() -> SelfPlayConfig:
+    config = _cpu_tiny()
+    config.preset = "cpu-test"
+    config.warmstart = WarmStartConfig(designer_programs=1, agent_examples=8, epochs=30, learning_rate=3e-3,
+                                       batch_size=8, max_tokens=4096)
+    config.iterations = 2
+    config.num_generations = 4
+    config.designer_temperature = 0.2
+    config.agent_groups = 1
+    config.paired_seeds = 1
+    config.max_turn_tokens = 24
+    config.max_episode_tokens = 96
+    config.max_turns = 3
+    config.validation_seeds = 4
+    config.report_to = ()
+    return config
+
+
+def _qwen3(size: str) -> SelfPlayConfig:
+    return SelfPlayConfig(
+        preset=f"qwen3-{size}",
+        model=f"Qwen/Qwen3-{size.upper()}",
+        warmstart=WarmStartConfig(enabled=False),
+        iterations=400,
+        designer_groups=8,
+        num_generations=16,
+        designer_prompt="full",
+        designer_temperature=0.2,
+        max_program_tokens=16384,
+        agent_groups=16,
+        paired_seeds=16,
+        agent_temperature=0.6,
+        max_turn_tokens=8192,
+        max_episode_tokens=32768,
+        max_turns=25,
+        validation_seeds=16,
+        reward=RewardConfig(mode="paper", floor=True),
+        learning_rate=1e-6,
+        beta=0.0 if size == "4b" else 0.005,
+        grpo={
+            "bf16": True,
+            "gradient_checkpointing": True,
+            "use_vllm": True,
+            "vllm_mode": "server",
+            "epsilon": 0.2,
+            "epsilon_high": 0.28,
+            "per_device_train_batch_size": 8,
+            "gradient_accumulation_steps": 48,
+        },
+    )
+
+
+PRESETS = {
+    "cpu-tiny": _cpu_tiny,
+    "cpu-test": _cpu_test,
+    "qwen3-4b": lambda: _qwen3("4b"),
+    "qwen3-8b": lambda: _qwen3("8b"),
+}
+
+
+def load_preset(name: str) -> SelfPlayConfig:
+    try:
+        return PRESETS[name]()
+    except KeyError:
+        raise ConfigError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}") from None
+
+
+def apply_overrides(config: SelfPlayConfig, overrides: list[str]) -> SelfPlayConfig:
+    """Apply ``key=value`` strings; values are JSON when they parse, else plain strings.
+    Nested fields use dots (``warmstart.epochs=10``, ``grpo.bf16=true``)."""
+    data = config.to_dict()
+    for item in overrides:
+        if "=" not in item:
+            raise ConfigError(f"override {item!r} is not key=value")
+        key, raw = item.split("=", 1)
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        target = data
+        parts = key.strip().split(".")
+        for part in parts[:-1]:
+            if not isinstance(target.get(part), dict):
+                raise ConfigError(f"unknown config section {part!r} in {key!r}")
+            target = target[part]
+        if parts[-1] not in target and target is not data.get("grpo"):
+            raise ConfigError(f"unknown config field {key!r}")
+        target[parts[-1]] = value
+    new = SelfPlayConfig.from_dict(data)
+    new.validate()
+    return new

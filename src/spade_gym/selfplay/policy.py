@@ -1,0 +1,179 @@
+"""The policy being trained, seen from the rollouts: sampling with log-probabilities,
+and multi-turn token traces whose environment tokens are masked out of the loss.
+
+GRPO trains on exactly the tokens the policy sampled. A multi-turn episode is one
+sequence: the first prompt, then the policy's turn, then the environment's feedback
+rendered by the chat template (``env_mask`` 0: not the policy's doing, so no loss),
+then the next turn, and so on. :class:`TokenAgent` builds that sequence while it plays
+through the shared episode driver, so the tokens trained on are the tokens generated,
+never a re-tokenisation of the decoded text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from spade_gym.agents.base import ActRequest, AgentReply
+
+_PLACEHOLDER = "\u2063SPADE\u2063"
+
+
+@dataclass
+class Sample:
+    completion_ids: list[int]
+    logprobs: list[float]
+    #: Whether generation stopped at an end-of-turn token (else it hit the token limit).
+    finished: bool
+
+
+@dataclass
+class Trace:
+    """One multi-turn episode as a single training sequence."""
+
+    prompt_ids: list[int]
+    completion_ids: list[int] = field(default_factory=list)
+    env_mask: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+    last_finished: bool = True
+
+    def add(self, ids: list[int], logprobs: list[float] | None, from_policy: bool) -> None:
+        self.completion_ids += ids
+        self.env_mask += [1 if from_policy else 0] * len(ids)
+        self.logprobs += logprobs if logprobs is not None else [0.0] * len(ids)
+
+
+class TokenPolicy:
+    """Sampling from a causal LM with the log-probability of every sampled token."""
+
+    def __init__(self, model, tokenizer):
+        self.model = model
+        self.tokenizer = tokenizer
+        if tokenizer.pad_token_id is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        self.eos_ids = self._eos_ids()
+
+    def _eos_ids(self) -> list[int]:
+        configured = getattr(self.model.generation_config, "eos_token_id", None)
+        ids = configured if isinstance(configured, list) else [configured]
+        ids = [i for i in ids if i is not None]
+        if self.tokenizer.eos_token_id is not None and self.tokenizer.eos_token_id not in ids:
+            ids.append(self.tokenizer.eos_token_id)
+        return ids
+
+    def chat_ids(self, messages: list[dict]) -> list[int]:
+        text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        return self.tokenizer(text, add_special_tokens=False)["input_ids"]
+
+    def feedback_ids(self, messages_before: list[dict], user_message: dict, completion_finished: bool) -> list[int]:
+        """Template tokens between the end of the policy's turn and the start of its next one.
+
+        Rendered with a placeholder assistant turn so only the template's own text around
+        the new user message is tokenised; if the completion already ended with the
+        end-of-turn token, the template's copy of it is dropped.
+        """
+        template = self.tokenizer.apply_chat_template
+        history = messages_before[:-1] + [{"role": "assistant", "content": _PLACEHOLDER}]
+        text = template(history + [user_message], tokenize=False, add_generation_prompt=True)
+        tail = text[text.rindex(_PLACEHOLDER) + len(_PLACEHOLDER):]
+        eos_text = self.tokenizer.eos_token or ""
+        if completion_finished and eos_text and tail.startswith(eos_text):
+            tail = tail[len(eos_text):]
+        return self.tokenizer(tail, add_special_tokens=False)["input_ids"]
+
+    @torch.no_grad()
+    def sample(self, prompts: list[list[int]], *, max_new_tokens: int, temperature: float,
+               seed: int | None = None) -> list[Sample]:
+        """One completion per prompt (left-padded batch)."""
+        if not prompts:
+            return []
+        model = self.model
+        was_training = model.training
+        model.eval()
+        try:
+            device = next(model.parameters()).device
+            width = max(len(p) for p in prompts)
+            pad = self.tokenizer.pad_token_id
+            input_ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts], device=device)
+            attention = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=device)
+            generator_state = None
+            if seed is not None:
+                generator_state = torch.random.get_rng_state()
+                torch.manual_seed(seed)
+            out = model.generate(
+                input_ids=input_ids, attention_mask=attention, max_new_tokens=max(1, max_new_tokens),
+                do_sample=temperature > 0, temperature=temperature if temperature > 0 else None,
+                top_k=0, top_p=1.0, pad_token_id=pad, eos_token_id=self.eos_ids,
+                output_scores=True, return_dict_in_generate=True,
+            )
+            if generator_state is not None:
+                torch.random.set_rng_state(generator_state)
+        finally:
+            if was_training:
+                model.train()
+        generated = out.sequences[:, width:]
+        logps = torch.stack([torch.log_softmax(s.float(), dim=-1) for s in out.scores], dim=1)
+        chosen = logps.gather(-1, generated.unsqueeze(-1)).squeeze(-1)
+        samples = []
+        for row, row_logps in zip(generated.tolist(), chosen.tolist()):
+            stop = next((i for i, token in enumerate(row) if token in self.eos_ids), None)
+            end = len(row) if stop is None else stop + 1  # keep the end-of-turn token: it is a choice too
+            samples.append(Sample(row[:end], row_logps[:end], stop is not None))
+        return samples
+
+    def decode(self, ids: list[int]) -> str:
+        return self.tokenizer.decode(ids, skip_special_tokens=True)
+
+
+class TokenAgent:
+    """An :class:`~spade_gym.agents.Agent` that plays with the policy and keeps a
+    :class:`Trace` per episode (keyed by the driver's ``episode_id``)."""
+
+    name = "policy"
+
+    def __init__(self, policy: TokenPolicy, *, temperature: float, max_turn_tokens: int,
+                 max_episode_tokens: int, seed: int = 0):
+        self.policy = policy
+        self.temperature = temperature
+        self.max_turn_tokens = max_turn_tokens
+        self.max_episode_tokens = max_episode_tokens
+        self.seed = seed
+        self.traces: dict[int, Trace] = {}
+        self._calls = 0
+        self.tokens = 0
+
+    def act(self, requests: list[ActRequest]) -> list[AgentReply]:
+        replies: dict[int, AgentReply] = {}
+        live = []
+        for request in requests:
+            trace = self.traces.get(request.episode_id)
+            if request.turn == 0 or trace is None:
+                trace = self.traces[request.episode_id] = Trace(self.policy.chat_ids(request.messages))
+            else:
+                feedback = self.policy.feedback_ids(request.messages[:-1], request.messages[-1], trace.last_finished)
+                trace.add(feedback, None, from_policy=False)
+            budget = self.max_episode_tokens - len(trace.completion_ids)
+            if budget <= 0:
+                replies[request.episode_id] = AgentReply("", extra={"stop": "token budget"})
+            else:
+                live.append((request, trace, min(self.max_turn_tokens, budget)))
+        if live:
+            self._calls += 1
+            # Episodes share one batch; the shortest remaining budget bounds it, and longer
+            # completions are cut back to each episode's own budget.
+            limit = max(n for _, _, n in live)
+            samples = self.policy.sample([t.prompt_ids + t.completion_ids for _, t, _ in live],
+                                         max_new_tokens=limit, temperature=self.temperature,
+                                         seed=self.seed * 100_003 + self._calls)
+            for (request, trace, budget), sample in zip(live, samples):
+                ids, logps = sample.completion_ids[:budget], sample.logprobs[:budget]
+                finished = sample.finished and len(ids) == len(sample.completion_ids)
+                trace.add(ids, logps, from_policy=True)
+                trace.last_finished = finished
+                self.tokens += len(ids)
+                replies[request.episode_id] = AgentReply(self.policy.decode(ids), completion_tokens=len(ids))
+        return [replies[r.episode_id] for r in requests]
+
+    def close(self) -> None:
+        pass

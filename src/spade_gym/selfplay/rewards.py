@@ -1,0 +1,102 @@
+"""Rewards of the two roles. Pure functions, no torch, unit-tested on their own.
+
+**Designer.** Hint-based regret: the agent's return *with* the privileged hint minus
+its return *without* it, on the **same** task instances (paired seeds), averaged over
+seeds. A program that fails validation earns a fixed negative reward, so the designer
+learns to avoid broken programs (the SPADE reference drops failed generations, which
+teaches it nothing). Options: floor regret at 0, or blend it with a solve-rate plateau
+term (the SPADE paper recipe: ``0.4 * clip(regret / 0.15, 0, 1) + 0.6 * plateau(win rate)``).
+
+**Agent.** The episode's outcome: the final reward if the episode terminated, else 0,
+clamped to [-1, 1]. GRPO normalises it within each group of episodes on the same
+(environment, seed).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+
+@dataclass(frozen=True)
+class RewardConfig:
+    """How designer rewards are computed (see the module docstring)."""
+
+    invalid_penalty: float = -1.0
+    #: "regret" (pure regret, the default) or "paper" (regret/plateau blend).
+    mode: str = "regret"
+    floor: bool = False
+    regret_scale: float = 0.15
+    regret_weight: float = 0.4
+    plateau_weight: float = 0.6
+    plateau_low: float = 0.4
+    plateau_high: float = 0.6
+    plateau_ramp: float = 0.25
+
+    def __post_init__(self):
+        if self.mode not in ("regret", "paper"):
+            raise ValueError(f"reward mode must be 'regret' or 'paper', got {self.mode!r}")
+        if self.regret_scale <= 0 or self.plateau_ramp <= 0:
+            raise ValueError("regret_scale and plateau_ramp must be positive")
+        if not self.plateau_low <= self.plateau_high:
+            raise ValueError("plateau_low must not exceed plateau_high")
+
+
+def paired_regret(with_hint: dict[int, float], without_hint: dict[int, float]) -> float:
+    """Mean over seeds of (return with hint - return without), on the seeds both arms played.
+
+    Pairing matters: the same task instance with and without the hint isolates what the
+    hint is worth; two independent samples would mostly measure task-to-task variance.
+    """
+    seeds = sorted(set(with_hint) & set(without_hint))
+    if not seeds:
+        raise ValueError("no seed was played both with and without the hint")
+    return sum(with_hint[s] - without_hint[s] for s in seeds) / len(seeds)
+
+
+def plateau(win_rate: float, low: float = 0.4, high: float = 0.6, ramp: float = 0.25) -> float:
+    """1 inside [low, high], falling linearly to 0 at ``low - ramp`` and ``high + ramp``."""
+    if low <= win_rate <= high:
+        return 1.0
+    distance = low - win_rate if win_rate < low else win_rate - high
+    return max(0.0, 1.0 - distance / ramp)
+
+
+def designer_reward(valid: bool, *, regret: float | None = None, win_rate: float | None = None,
+                    config: RewardConfig = RewardConfig()) -> float:
+    """The designer's reward for one program."""
+    if not valid:
+        return config.invalid_penalty
+    if regret is None or math.isnan(regret):
+        raise ValueError("a valid program needs a regret")
+    if config.mode == "regret":
+        return max(0.0, regret) if config.floor else regret
+    if win_rate is None:
+        raise ValueError("the paper blend needs the agent's win rate (without hint)")
+    scaled = min(1.0, max(0.0, regret / config.regret_scale))  # the recipe clips to [0, 1]
+    return (config.regret_weight * scaled
+            + config.plateau_weight * plateau(win_rate, config.plateau_low, config.plateau_high, config.plateau_ramp))
+
+
+def episode_outcome(rewards: Sequence[float], terminated: bool) -> float:
+    """The agent's return for one episode (outcome reward, clamped to [-1, 1])."""
+    if not terminated or not rewards:
+        return 0.0
+    return max(-1.0, min(1.0, float(rewards[-1])))
+
+
+def group_key(env_id: str, seed: int) -> tuple[str, int]:
+    """Agent samples are grouped per (environment, seed) for GRPO's normalisation."""
+    return (env_id, int(seed))
+
+
+def check_groups(keys: Iterable, group_size: int) -> None:
+    """Every consecutive run of ``group_size`` samples must share one key (GRPO groups by position)."""
+    keys = list(keys)
+    if len(keys) % group_size:
+        raise ValueError(f"{len(keys)} samples do not split into groups of {group_size}")
+    for start in range(0, len(keys), group_size):
+        block = keys[start:start + group_size]
+        if any(k != block[0] for k in block):
+            raise ValueError(f"group at position {start} mixes keys: {block}")

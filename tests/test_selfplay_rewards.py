@@ -1,0 +1,84 @@
+"""Self-play rewards and configuration (no torch needed)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from spade_gym.errors import ConfigError
+from spade_gym.selfplay import RewardConfig, apply_overrides, designer_reward, episode_outcome, load_preset
+from spade_gym.selfplay import paired_regret, plateau
+from spade_gym.selfplay.rewards import check_groups, group_key
+
+
+def test_regret_pairs_seeds():
+    with_hint = {1: 1.0, 2: 1.0, 3: 0.0}
+    without = {1: 0.0, 2: 1.0, 4: 1.0}  # seed 3 and 4 were played in one arm only
+    assert paired_regret(with_hint, without) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="both with and without"):
+        paired_regret({1: 1.0}, {2: 0.0})
+
+
+def test_invalid_programs_get_the_fixed_penalty():
+    assert designer_reward(False) == -1.0
+    assert designer_reward(False, config=RewardConfig(invalid_penalty=-0.25)) == -0.25
+
+
+def test_pure_regret_and_floor():
+    assert designer_reward(True, regret=-0.3) == pytest.approx(-0.3)
+    assert designer_reward(True, regret=-0.3, config=RewardConfig(floor=True)) == 0.0
+    with pytest.raises(ValueError):
+        designer_reward(True, regret=None)
+
+
+def test_plateau_shape():
+    assert plateau(0.5) == 1.0 and plateau(0.4) == 1.0 and plateau(0.6) == 1.0
+    assert plateau(0.15) == pytest.approx(0.0) and plateau(0.85) == pytest.approx(0.0)
+    assert plateau(0.275) == pytest.approx(0.5) and plateau(0.0) == 0.0 and plateau(1.0) == 0.0
+
+
+def test_paper_blend():
+    config = RewardConfig(mode="paper")
+    # regret 0.15 saturates the regret term; win rate 0.5 is on the plateau
+    assert designer_reward(True, regret=0.15, win_rate=0.5, config=config) == pytest.approx(1.0)
+    assert designer_reward(True, regret=0.075, win_rate=0.275, config=config) == pytest.approx(0.4 * 0.5 + 0.6 * 0.5)
+    assert designer_reward(True, regret=-0.2, win_rate=0.9, config=config) == 0.0
+    with pytest.raises(ValueError, match="win rate"):
+        designer_reward(True, regret=0.1, config=config)
+
+
+@given(st.floats(-1, 1), st.floats(0, 1))
+def test_paper_blend_is_bounded(regret, win_rate):
+    value = designer_reward(True, regret=regret, win_rate=win_rate, config=RewardConfig(mode="paper"))
+    assert 0.0 <= value <= 1.0
+
+
+def test_episode_outcome():
+    assert episode_outcome([0.0, 0.0, 1.0], terminated=True) == 1.0
+    assert episode_outcome([0.0, 1.0], terminated=False) == 0.0  # truncated: no outcome
+    assert episode_outcome([2.5], terminated=True) == 1.0  # clamped
+    assert episode_outcome([], terminated=True) == 0.0
+
+
+def test_groups_must_be_contiguous():
+    keys = [group_key("spade/A-v0", 1)] * 2 + [group_key("spade/B-v0", 7)] * 2
+    check_groups(keys, 2)
+    with pytest.raises(ValueError, match="mixes"):
+        check_groups(keys[1:] + keys[:1], 2)
+    with pytest.raises(ValueError, match="groups of"):
+        check_groups(keys[:3], 2)
+
+
+def test_presets_and_overrides():
+    config = load_preset("cpu-tiny")
+    assert config.batch_size == (config.designer_groups + config.agent_groups) * config.num_generations
+    changed = apply_overrides(config, ["iterations=7", "reward.mode=paper", "warmstart.epochs=3", "grpo.bf16=false"])
+    assert changed.iterations == 7 and changed.reward.mode == "paper" and changed.warmstart.epochs == 3
+    assert changed.grpo["bf16"] is False
+    for bad in (["nope=1"], ["reward.nope=1"], ["iterations"], ["num_generations=1"]):
+        with pytest.raises(ConfigError):
+            apply_overrides(config, bad)
+    with pytest.raises(ConfigError, match="unknown preset"):
+        load_preset("gpu-giant")
+    assert load_preset("qwen3-8b").grpo["use_vllm"] is True
