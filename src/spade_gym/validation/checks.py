@@ -714,11 +714,18 @@ def check_determinism(ctx: Context) -> Outcome:
 
 
 def check_diversity(ctx: Context) -> Outcome:
-    """Different seeds pose different tasks (distinct observation + solution pairs)."""
+    """Different seeds pose different tasks.
+
+    A task is the first observation, the first solution *and* the privileged policy's
+    whole episode: games with hidden state (a secret number, a hidden code) legitimately
+    open every seed with the same screen, but the winning play differs with the secret.
+    """
     records = ctx.reset_records
+    oracle_digest = {rec["seed"]: rec.get("digest") for rec in ctx.oracle()}
     tasks: dict[tuple, list[int]] = {}
     for rec in records:
-        tasks.setdefault((rec.get("obs0_sha"), rec.get("solution0")), []).append(rec["seed"])
+        key = (rec.get("obs0_sha"), rec.get("solution0"), oracle_digest.get(rec["seed"]))
+        tasks.setdefault(key, []).append(rec["seed"])
     distinct = len(tasks)
     needed = max(2, math.ceil(ctx.config.min_distinct_tasks * len(records))) if len(records) > 1 else 1
     details = {"distinct_tasks": distinct, "seeds": len(records),
@@ -731,8 +738,8 @@ def check_diversity(ctx: Context) -> Outcome:
     return Outcome(False, (
         f"only {distinct} distinct task(s) over {len(records)} seeds (at least {needed} needed): seeds "
         f"{', '.join(map(str, biggest[:8]))}{'...' if len(biggest) > 8 else ''} all gave the observation "
-        f"{excerpt(example.get('obs0'), 120)} with solution {excerpt(example.get('solution0'))}; "
-        f"reset(seed) must draw a new task from its seed"), details)
+        f"{excerpt(example.get('obs0'), 120)} with solution {excerpt(example.get('solution0'))}, and the "
+        f"privileged policy played them identically; reset(seed) must draw a new task from its seed"), details)
 
 
 # ----------------------------------------------------------------------------- 7. solvability
@@ -972,9 +979,12 @@ def _level_episodes(ctx: Context, level: str, seeds: list[int]) -> tuple[list[di
     handle = ctx.open_handle(kwargs={**ctx.config.program_kwargs, "difficulty": level})
     if "difficulty" in handle.info.get("dropped_kwargs", []):
         return None
-    oracle = ctx.run(handle, seeds, ORACLE, max_steps=ctx.turn_limit, record=True,
+    # A level may size its own turn budget (harder levels, more turns): probe it with that.
+    level_turns = handle.info.get("max_turns") or ctx.max_turns
+    turn_limit = min(level_turns, ctx.config.max_turns_limit) + ctx.config.turn_slack
+    oracle = ctx.run(handle, seeds, ORACLE, max_steps=turn_limit, record=True,
                      what=f"difficulty={level!r}, policy oracle")
-    baselines = [ctx.run(handle, seeds, spec, max_steps=ctx.turn_limit, staged=False,
+    baselines = [ctx.run(handle, seeds, spec, max_steps=turn_limit, staged=False,
                          what=f"difficulty={level!r}, policy {policy_label(spec)}")
                  for spec in ctx.config.baseline_policies]
     return oracle, baselines

@@ -69,7 +69,8 @@ class ValidationConfig:
     turn_slack: int = 2
     #: Largest ``max_turns`` a program may declare; probes never play longer episodes.
     max_turns_limit: int = 100
-    #: Fraction of seeds that must pose distinct tasks (observation + solution) for diversity.
+    #: Fraction of seeds that must pose distinct tasks (first observation, first solution and
+    #: the privileged policy's episode) for diversity.
     min_distinct_tasks: float = 0.5
     #: Longest hint accepted (characters).
     hint_max_chars: int = 1000
