@@ -380,37 +380,7 @@ class TransformersBackend(_ContextManaged):
         seed: int | None = None,
     ) -> list[Completion]:
         _check_request(messages, n, max_tokens)
-        torch = self._torch
-        text, templated = self.format_prompt(messages)
-        # The template already contains the special tokens; adding them again would
-        # double the BOS of models that use one.
-        inputs = self.tokenizer(text, return_tensors="pt", add_special_tokens=not templated)
-        inputs = {key: value.to(self.device) for key, value in inputs.items()}
-        prompt_len = int(inputs["input_ids"].shape[1])
-        eos_ids = self._eos_ids()
-        sampling: dict[str, Any] = {"do_sample": temperature > 0}
-        if temperature > 0:
-            sampling["temperature"] = temperature
-        completions: list[Completion] = []
-        devices = [torch.device(self.device)] if self.device.startswith("cuda") else []
-        with self._lock, torch.random.fork_rng(devices=devices), torch.inference_mode():
-            if seed is not None:
-                torch.manual_seed(seed)
-            while len(completions) < n:
-                size = min(self.batch_size, n - len(completions))
-                output = self._model.generate(
-                    **inputs, max_new_tokens=max_tokens, num_return_sequences=size,
-                    pad_token_id=self.tokenizer.pad_token_id, eos_token_id=eos_ids, **sampling)
-                for row in output[:, prompt_len:].tolist():
-                    stop = next((i for i, tok in enumerate(row) if tok in eos_ids), None)
-                    generated = row if stop is None else row[:stop]
-                    completions.append(Completion(
-                        text=self.tokenizer.decode(generated, skip_special_tokens=True),
-                        prompt_tokens=prompt_len,
-                        completion_tokens=len(generated) + (stop is not None),
-                        finish_reason="length" if stop is None else "stop",
-                    ))
-        return completions
+        return self.complete_batch([messages] * n, temperature=temperature, max_tokens=max_tokens, seed=seed)
 
     def complete_batch(
         self,
@@ -420,9 +390,9 @@ class TransformersBackend(_ContextManaged):
         max_tokens: int = 1024,
         seed: int | None = None,
     ) -> list[Completion]:
-        """One completion for each of several chats, generated together (left padding).
-
-        This is what an agent needs: many episodes, one next turn each.
+        """One completion for each of several chats, generated together in batches of
+        ``batch_size`` (left padding): ``n`` samples of one design prompt, or the next
+        turn of many episodes at once (what an agent needs).
         """
         if not conversations:
             return []
@@ -442,6 +412,8 @@ class TransformersBackend(_ContextManaged):
             try:
                 for start in range(0, len(texts), self.batch_size):
                     chunk = list(texts[start:start + self.batch_size])
+                    # The template already contains the special tokens; adding them again
+                    # would double the BOS of models that use one.
                     inputs = self.tokenizer(chunk, return_tensors="pt", padding=True,
                                             add_special_tokens=not templated[start])
                     inputs = {key: value.to(self.device) for key, value in inputs.items()}

@@ -39,23 +39,45 @@ def send(sock: socket.socket, obj) -> None:
     sock.sendall(encode(obj))
 
 
-def recv_blocking(sock: socket.socket, max_bytes: int):
-    """Worker side: wait as long as it takes (EOF -> FramingError)."""
-    buf = bytearray()
-    need = HEADER.size
-    length = None
-    while True:
-        chunk = sock.recv(max(65536, need - len(buf)))
+class _Frame:
+    """Accumulates received bytes until one whole frame is in; refuses oversized frames."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self.buf = bytearray()
+        self.length: int | None = None
+
+    @property
+    def wanted(self) -> int:
+        need = HEADER.size if self.length is None else HEADER.size + self.length
+        return max(65536, need - len(self.buf))
+
+    def feed(self, chunk: bytes):
+        """Add ``chunk``; return the decoded message once complete, else None."""
         if not chunk:
             raise FramingError("connection closed")
-        buf += chunk
-        if length is None and len(buf) >= HEADER.size:
-            (length,) = HEADER.unpack_from(buf)
-            if length > max_bytes:
-                raise FramingError(f"frame of {length} bytes exceeds {max_bytes}")
-            need = HEADER.size + length
-        if length is not None and len(buf) >= need:
-            return json.loads(bytes(buf[HEADER.size:need]))
+        self.buf += chunk
+        if self.length is None and len(self.buf) >= HEADER.size:
+            (self.length,) = HEADER.unpack_from(self.buf)
+            if self.length > self.max_bytes:
+                raise FramingError(f"frame of {self.length} bytes exceeds the {self.max_bytes}-byte limit")
+        if self.length is None or len(self.buf) < HEADER.size + self.length:
+            return None
+        if len(self.buf) > HEADER.size + self.length:
+            raise FramingError("unexpected bytes after a frame")
+        try:
+            return json.loads(bytes(self.buf[HEADER.size:]))
+        except RecursionError:
+            raise ValueError("frame nested too deeply") from None
+
+
+def recv_blocking(sock: socket.socket, max_bytes: int):
+    """Worker side: wait as long as it takes (EOF -> FramingError)."""
+    frame = _Frame(max_bytes)
+    while True:
+        message = frame.feed(sock.recv(frame.wanted))
+        if message is not None:
+            return message
 
 
 #: How long the host busy-polls for a reply before sleeping in poll(). A reply that
@@ -70,14 +92,12 @@ def recv_deadline(sock: socket.socket, deadline: float, max_bytes: int, spin: fl
     Raises FrameTimeout, FramingError (EOF, oversized frame) or ValueError (bad JSON).
     """
     sock.setblocking(False)
-    buf = bytearray()
-    need = HEADER.size
-    length = None
+    frame = _Frame(max_bytes)
     spin_until = time.perf_counter() + spin
     poller = None
     while True:
         try:
-            chunk = sock.recv(max(65536, need - len(buf)))
+            chunk = sock.recv(frame.wanted)
         except BlockingIOError:
             if time.perf_counter() < spin_until:
                 continue
@@ -92,18 +112,6 @@ def recv_deadline(sock: socket.socket, deadline: float, max_bytes: int, spin: fl
             continue
         except (ConnectionResetError, BrokenPipeError) as exc:
             raise FramingError(f"connection lost: {exc}") from None
-        if not chunk:
-            raise FramingError("connection closed")
-        buf += chunk
-        if length is None and len(buf) >= HEADER.size:
-            (length,) = HEADER.unpack_from(buf)
-            if length > max_bytes:
-                raise FramingError(f"frame of {length} bytes exceeds the {max_bytes}-byte limit")
-            need = HEADER.size + length
-        if length is not None and len(buf) >= need:
-            if len(buf) > need:
-                raise FramingError("unexpected bytes after a frame")
-            try:
-                return json.loads(bytes(buf[HEADER.size:]))
-            except RecursionError:
-                raise ValueError("frame nested too deeply") from None
+        message = frame.feed(chunk)
+        if message is not None:
+            return message
