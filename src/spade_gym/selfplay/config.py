@@ -152,7 +152,7 @@ def _cpu_tiny() -> SelfPlayConfig:
         designer_prompt="compact",
         designer_targets="warmstart",
         designer_temperature=0.15,
-        max_program_tokens=2600,
+        max_program_tokens=3200,
         agent_groups=2,
         paired_seeds=2,
         agent_temperature=0.8,
