@@ -262,3 +262,17 @@ def test_policy_violation_is_reported_not_raised_by_the_worker():
     with pytest.raises(PolicyViolation) as info:
         ProgramHandle("import socket\nclass XEnv:\n    pass\n")
     assert info.value.lineno == 1
+
+
+def test_cpu_seconds_limit():
+    """A busy loop longer than the CPU budget is stopped by the CPU limit, not only the deadline."""
+    from spade_gym.errors import ProgramCPULimit
+
+    limits = Limits(call_timeout=30.0, cpu_seconds_per_episode=1, kill_grace=1.0)
+    with ProgramHandle(hostile(step="x = 0\nwhile True:\n    x += 1"), limits=limits) as handle:
+        handle.reset(seed=0)
+        start = time.monotonic()
+        with pytest.raises(ProgramCPULimit):
+            handle.step("x")
+        assert time.monotonic() - start < 20
+        assert handle.reset(seed=0) == ("ready", {})
