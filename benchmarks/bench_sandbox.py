@@ -31,9 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import BENIGN, load_plain, plain_episode, print_table  # noqa: E402
 
 from spade_gym.sandbox import ProgramHandle, protocol  # noqa: E402
-from spade_gym.sandbox.guards import PROGRAM_MODULE, Guards  # noqa: E402
 from spade_gym.sandbox.policy import compile_program  # noqa: E402
-from spade_gym.sandbox.runtime import PrintSink, ProgramRuntime  # noqa: E402
+from spade_gym.sandbox.runtime import ProgramRuntime  # noqa: E402
 from spade_gym.sandbox.limits import Limits  # noqa: E402
 
 
@@ -49,7 +48,7 @@ def bare_round_trip(n: int, spin: bool) -> float:
         host.close()
         try:
             while True:
-                msg = protocol.recv_blocking(child, 1 << 20)
+                protocol.recv_blocking(child, 1 << 20)
                 protocol.send(child, {"ok": True, "result": ["obs text of typical length " * 3, 0.0, False, False, {}]})
         except Exception:
             os._exit(0)

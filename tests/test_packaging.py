@@ -9,7 +9,6 @@ import sys
 import sysconfig
 import tomllib
 import venv
-from pathlib import Path
 
 import pytest
 

@@ -7,7 +7,6 @@ import multiprocessing as mp
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import gymnasium as gym
 import pytest

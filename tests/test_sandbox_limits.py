@@ -9,7 +9,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attacks import program
 from conftest import GUESS_SOURCE
 from spade_gym.errors import (
     PolicyViolation,

@@ -8,7 +8,6 @@ the model itself designed go through validation; valid ones are gym.make-able.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import gymnasium as gym
 import pytest

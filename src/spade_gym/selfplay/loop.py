@@ -57,7 +57,7 @@ def run_selfplay(config: SelfPlayConfig, output_dir: str | os.PathLike, *, resum
     """Run (or resume) self-play; returns a summary dict. See the module docstring."""
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     try:
-        import torch  # noqa: F401
+        import torch
         from datasets import Dataset
         from transformers import AutoModelForCausalLM, AutoTokenizer, TrainerCallback
         from trl import GRPOConfig, GRPOTrainer
@@ -87,8 +87,6 @@ def run_selfplay(config: SelfPlayConfig, output_dir: str | os.PathLike, *, resum
         config.iterations = iterations
     config.validate()
     config_path.write_text(json.dumps(config.to_dict(), indent=2))
-
-    import torch
 
     torch.manual_seed(config.seed)
     seed_entries = warmstart.suite_entries(config)

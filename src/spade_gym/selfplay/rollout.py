@@ -34,7 +34,7 @@ from spade_gym.generate.prompts import SKILLS, build_design_messages, skill_by_n
 from spade_gym.registry import Card, Suite, SuiteEntry, env_name_from_class, register_suite
 from spade_gym.selfplay.config import SelfPlayConfig
 from spade_gym.selfplay.policy import TokenAgent, TokenPolicy
-from spade_gym.selfplay.rewards import designer_reward, episode_outcome, paired_regret
+from spade_gym.selfplay.rewards import check_groups, designer_reward, episode_outcome, group_key, paired_regret
 from spade_gym.selfplay.warmstart import compact_design_messages
 
 
@@ -274,7 +274,7 @@ class SpadeRollout:
             design.valid, design.env_id = True, entry.id
         register_suite(self.suite.path)
 
-    def _play(self, policy: TokenPolicy, specs: list[EpisodeSpec], iteration: int, salt: int, traces: bool):
+    def _play(self, policy: TokenPolicy, specs: list[EpisodeSpec], iteration: int, salt: int):
         agent = TokenAgent(policy, temperature=self.config.agent_temperature,
                            max_turn_tokens=self.config.max_turn_tokens,
                            max_episode_tokens=self.config.max_episode_tokens,
@@ -292,7 +292,7 @@ class SpadeRollout:
         for design in valid:
             seeds = [self.rng.randrange(1_000_000_000) for _ in range(K)]
             specs += [EpisodeSpec(design.env_id, s, hint=h) for s in seeds for h in (True, False)]
-        episodes, _ = self._play(policy, specs, iteration, salt=1, traces=False)
+        episodes, _ = self._play(policy, specs, iteration, salt=1)
         by_env: dict[str, tuple[dict, dict]] = {}
         for episode in episodes:
             with_hint, without = by_env.setdefault(episode.spec.env_id, ({}, {}))
@@ -322,8 +322,8 @@ class SpadeRollout:
         G = self.config.num_generations
         tasks = [(self.rng.choice(pool), self.rng.randrange(1_000_000_000)) for _ in range(n_groups)]
         specs = [EpisodeSpec(env_id, seed) for env_id, seed in tasks for _ in range(G)]
-        episodes, agent = self._play(policy, specs, iteration, salt=2, traces=True)
-        samples = []
+        episodes, agent = self._play(policy, specs, iteration, salt=2)
+        samples, keys = [], []
         seed_ids = {e.id for e in self.seed_entries}
         suite_wins = []
         for index, episode in enumerate(episodes):
@@ -334,8 +334,10 @@ class SpadeRollout:
 
                 trace = Trace(policy.chat_ids([{"role": "user", "content": episode.first_observation or "-"}]))
             samples.append((trace, reward))
+            keys.append(group_key(episode.spec.env_id, episode.spec.seed))
             if episode.spec.env_id in seed_ids:
                 suite_wins.append(1.0 if episode.won else 0.0)
+        check_groups(keys, G)  # GRPO normalises by position: each group must be one (env, seed)
         return {"samples": samples, "suite_win_rate": _mean(suite_wins), "tokens": agent.tokens}
 
     @staticmethod

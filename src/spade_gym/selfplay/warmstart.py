@@ -14,7 +14,6 @@ The tokenizer is trained on the same texts, so programs compress well.
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from dataclasses import dataclass
