@@ -47,7 +47,7 @@ def load(source, real_math_verify=False):
     if not real_math_verify or importlib.util.find_spec("math_verify") is None:
         sys.modules["math_verify"] = mathverify
     namespace = {"__name__": "dynamic_game"}
-    namespace.update(INJECTED)
+    namespace.update(INJECTED)  # plain_tooluse_runner adds the ToolUseBaseEnv stand-in here
     exec(compile(source, "<plain>", "exec"), namespace)
     classes = [v for k, v in namespace.items() if isinstance(v, type) and k.endswith("Env")
                and getattr(v, "__module__", None) == "dynamic_game"]

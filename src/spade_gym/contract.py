@@ -9,6 +9,7 @@ the sandbox refuses, nor the validator demand a method the prompt never asked fo
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -21,6 +22,24 @@ REQUIRED_METHODS = ("reset", "step", "solution")
 #: Methods a program may define; ``hint`` gives a per-episode privileged hint.
 OPTIONAL_METHODS = ("hint", "close")
 
+#: The two kinds of program. A *game* defines ``step()`` itself and is answered in
+#: ``\boxed{}``; a *tool-use* program subclasses :data:`TOOL_USE_BASE_CLASS`, whose
+#: ``step()`` reads ``<tool_call>`` JSON and ``<answer>`` (SPADE's second setting).
+GAME_KIND = "game"
+TOOL_USE_KIND = "tool-use"
+KINDS = (GAME_KIND, TOOL_USE_KIND)
+#: The base class tool-use programs subclass without importing it (it is in their
+#: namespace, as under the reference loader), and the module name the reference also
+#: lets them import it from.
+TOOL_USE_BASE_CLASS = "ToolUseBaseEnv"
+TOOL_USE_BASE_MODULE = "tool_use_base_env"
+#: Class names that end in ``Env`` but are bases, never the environment class itself.
+BASE_CLASS_NAMES = (ENV_CLASS_SUFFIX, TOOL_USE_BASE_CLASS)
+#: What a tool-use class must define itself (``step`` comes from the base class), and
+#: the prefix of its tool methods.
+TOOL_USE_REQUIRED_METHODS = ("reset", "solution")
+TOOL_METHOD_PREFIX = "tool_"
+
 #: Modules a program may import. The first group is what programs written for the
 #: SPADE reference loader use; the second is small, pure helpers LLM-written code
 #: reaches for. Each is exposed through a vetted surface (see ``sandbox.surfaces``).
@@ -31,6 +50,8 @@ ALLOWED_MODULES = (
     # small, side-effect-free helpers
     "abc", "textwrap", "difflib", "cmath", "numbers", "hashlib", "time", "sys", "types",
     "__future__",
+    # the reference loader's alias for the tool-use base class (``from tool_use_base_env import ...``)
+    TOOL_USE_BASE_MODULE,
 )
 
 #: Names the SPADE reference loader injects into every program without an import.
@@ -83,12 +104,56 @@ PROGRAM CONTRACT (checked automatically; a program that breaks it is rejected)
 - Optional `hint(self) -> str`: a per-episode privileged hint (never the answer itself).
 - `info` must be JSON-compatible (str, numbers, bools, None, lists, dicts); never put the
   solution in it.
-- Allowed imports: {", ".join(m for m in ALLOWED_MODULES if m != "__future__")}.
+- Allowed imports: {", ".join(m for m in ALLOWED_MODULES if m not in ("__future__", TOOL_USE_BASE_MODULE))}.
   `from math_verify import parse, verify` compares mathematical answers.
   No file, network, process or OS access; no `eval`/`exec`/`open`/`input`; no dunder
   attributes except `__init__`, `__name__`, `__class__` and operator methods.
 - Observations are at most 64 KiB of text; each call must return within a few seconds.
 """
+
+
+# --------------------------------------------------------------------------- program kind
+
+
+def environment_class(tree: ast.Module) -> ast.ClassDef | None:
+    """The environment class of a parsed program: the one module-level ``*Env`` class no
+    other ``*Env`` class derives from (None if there is not exactly one)."""
+    classes = [s for s in tree.body if isinstance(s, ast.ClassDef)
+               and s.name.endswith(ENV_CLASS_SUFFIX) and s.name not in BASE_CLASS_NAMES]
+    used_as_base = {b.id for c in classes for b in c.bases if isinstance(b, ast.Name)}
+    leaves = [c for c in classes if c.name not in used_as_base]
+    return leaves[0] if len(leaves) == 1 else None
+
+
+def program_kind(source: str) -> str:
+    """``"tool-use"`` if the environment class derives from ``ToolUseBaseEnv`` (directly or
+    through classes the program defines), else ``"game"``.
+
+    Decided from the source text alone, on the host, so that no worker reply can change
+    how a program is validated or served. A program that hides the base class behind an
+    alias is treated as a game, and must then pass the game checks.
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, TypeError):
+        return GAME_KIND
+    env = environment_class(tree)
+    if env is None:
+        return GAME_KIND
+    classes = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef)}
+    pending, seen = [env], set()
+    while pending:
+        node = pending.pop()
+        if node.name in seen:
+            continue
+        seen.add(node.name)
+        for base in node.bases:
+            if isinstance(base, ast.Name):
+                if base.id == TOOL_USE_BASE_CLASS:
+                    return TOOL_USE_KIND
+                if base.id in classes:
+                    pending.append(classes[base.id])
+    return GAME_KIND
 
 
 # --------------------------------------------------------------------------- designer output

@@ -35,6 +35,7 @@ from spade_gym.errors import (
 )
 from spade_gym.sandbox import protocol
 from spade_gym.sandbox.limits import DEFAULT_LIMITS, Limits
+from spade_gym.sandbox.tooluse import check_tool_list
 
 _ERROR_CLASSES = {
     "policy": PolicyViolation,
@@ -407,6 +408,14 @@ class ProgramHandle:
 
     def hint(self, index: int = 0) -> str | None:
         return self._call({"op": "hint", "i": index}, "hint()")
+
+    def tools(self, index: int = 0) -> list[dict]:
+        """A tool-use program's tool schemas for the current episode (OpenAI function format)."""
+        result = self._call({"op": "tools", "i": index}, "get_tools()")
+        try:
+            return check_tool_list(result)
+        except ValueError as exc:
+            raise ProtocolError(f"get_tools(): the worker sent malformed tool schemas ({exc})") from None
 
     def batch(self, items: list[dict], timeout: float | None = None) -> list[dict]:
         """Run several reset/step calls (``{"i", "seed"}`` / ``{"i", "action"}``) in one round-trip.

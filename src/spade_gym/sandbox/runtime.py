@@ -25,9 +25,9 @@ from decimal import Decimal
 
 import numpy
 
-from spade_gym.contract import ENV_CLASS_SUFFIX, INJECTED_NAMES
+from spade_gym.contract import BASE_CLASS_NAMES, ENV_CLASS_SUFFIX, INJECTED_NAMES
 from spade_gym.errors import PolicyViolation
-from spade_gym.sandbox import probes, protocol
+from spade_gym.sandbox import probes, protocol, tooluse
 from spade_gym.sandbox.guards import PROGRAM_MODULE, Guards
 from spade_gym.sandbox.limits import Limits
 from spade_gym.sandbox.policy import PROGRAM_FILENAME, CompiledProgram, compile_program
@@ -414,6 +414,7 @@ class ProgramRuntime:
             "_type_": type,
             "_P_": self.guards.program_only,
         })
+        tooluse.install(namespace, surfaces)
         for alias, target in INJECTED_NAMES.items():
             module, _, member = target.partition(".")
             value = surfaces[module]
@@ -425,7 +426,7 @@ class ProgramRuntime:
     def find_env_class(self, namespace: dict):
         candidates = [
             v for k, v in namespace.items()
-            if isinstance(v, type) and k.endswith(ENV_CLASS_SUFFIX) and k != ENV_CLASS_SUFFIX
+            if isinstance(v, type) and k.endswith(ENV_CLASS_SUFFIX) and k not in BASE_CLASS_NAMES
             and self.guards.is_program_type(v)
         ]
         leaves = [c for c in candidates if not any(o is not c and issubclass(o, c) for o in candidates)]
@@ -517,6 +518,20 @@ class ProgramRuntime:
         if value is None:
             return None
         return check_text(value, "hint()", self.limits.max_observation_chars)
+
+    def tools(self, index: int) -> list:
+        """The tool schemas of a tool-use instance's current episode (``get_tools()``)."""
+        inst = self.instance(index)
+        if not callable(getattr(type(inst.env), "get_tools", None)):
+            raise protocol_failure(f"{inst.class_name} is not a tool-use environment: it has no get_tools() method")
+        return self.timed(self._checked_tools, (inst.env,), "get_tools()")
+
+    def _checked_tools(self, env) -> list:
+        data = self._json_checkers[True]({"tools": env.get_tools()}, "get_tools()")["tools"]
+        try:
+            return tooluse.check_tool_list(data)
+        except ValueError as exc:
+            raise protocol_failure(str(exc)) from None
 
     def close_instance(self, index: int) -> None:
         inst = self.instances.pop(index, None)
@@ -624,6 +639,7 @@ def serve(sock: socket.socket, limits: Limits) -> None:
         "step": lambda m: runtime.step(m.get("i", 0), m.get("action")),
         "solution": lambda m: runtime.solution(m.get("i", 0)),
         "hint": lambda m: runtime.hint(m.get("i", 0)),
+        "tools": lambda m: runtime.tools(m.get("i", 0)),
         "close": lambda m: runtime.close_instance(m.get("i", 0)),
         "episodes": lambda m: runtime.episodes(m.get("i", 0), m["seeds"], m["policy"],
                                                int(m["max_steps"]), bool(m.get("record"))),
