@@ -40,6 +40,7 @@ GUESS_SOURCE = (BENIGN_DIR / "guess_number.py").read_text()
 def build_suite(directory: Path, programs: dict[str, str] | None = None, *, skill: str = "Test Skill",
                 hint: str | None = "Think step by step about the hidden rule.") -> list:
     """Register trusted test programs (default: the benign corpus) into a suite at ``directory``."""
+    from spade_gym.contract import program_kind
     from spade_gym.registry import Card, Suite, env_name_from_class, sha256_text
     from spade_gym.sandbox import ProgramHandle
 
@@ -51,7 +52,8 @@ def build_suite(directory: Path, programs: dict[str, str] | None = None, *, skil
             info = handle.info
         card = Card(name=env_name_from_class(info["class_name"]), version=0, skill=skill,
                     description=f"test program {stem}", hint=hint, max_turns=info["max_turns"] or 10,
-                    sha256=sha256_text(source), provenance={"designer": "test-suite"})
+                    sha256=sha256_text(source), provenance={"designer": "test-suite"},
+                    kind=program_kind(source))
         entries.append(suite.add(source, card))
     return entries
 

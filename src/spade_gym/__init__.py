@@ -12,7 +12,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-from spade_gym.env import HintWrapper, PrivilegedInfo, SpadeEnv, UnicodeText, privileged  # noqa: E402
+from spade_gym.env import HintWrapper, PrivilegedInfo, SpadeEnv, UnicodeText, privileged, tools  # noqa: E402
 from spade_gym.errors import (  # noqa: E402
     IntegrityError,
     PolicyViolation,
@@ -56,5 +56,5 @@ register_default_suites()
 __all__ = [
     "Card", "HintWrapper", "IntegrityError", "PolicyViolation", "PrivilegedInfo", "ProgramError",
     "ProgramTimeout", "RegistryError", "SandboxError", "SpadeEnv", "SpadeError", "Suite", "UnicodeText",
-    "load_source", "make", "privileged", "register_suite",
+    "load_source", "make", "privileged", "register_suite", "tools",
 ]

@@ -64,8 +64,8 @@ def hint_for(path: Path, hints: dict[str, str]) -> str | None:
     return hints.get(path.name, hints.get(path.stem))
 
 
-def build_card(path: Path, report, skill: str, hint: str | None):
-    from spade_gym.contract import DEFAULT_MAX_TURNS
+def build_card(path: Path, report, skill: str, hint: str | None, source: str):
+    from spade_gym.contract import DEFAULT_MAX_TURNS, program_kind
     from spade_gym.registry import Card, env_name_from_class
 
     details = report.details
@@ -78,6 +78,7 @@ def build_card(path: Path, report, skill: str, hint: str | None):
         max_turns=int(details.get("max_turns") or DEFAULT_MAX_TURNS),
         sha256="",  # set by Suite.add from the source
         multi_turn=bool(details.get("multi_turn")),
+        kind=program_kind(source),
         class_name=details.get("class_name"),
         difficulty_levels=list(details.get("difficulty_levels") or []),
         provenance={"source": "import", "file": path.name,
@@ -146,7 +147,7 @@ def command(paths, suite_dir, hints_file, skill, workers, as_json):
                              "reason": f"a copy of {match.env_id} (similarity {match.similarity:.2f}), "
                                        f"registered while this import ran"})
             continue
-        entry = suite.add(source, build_card(path, report, skill_for(path, skill), hint_for(path, hints)))
+        entry = suite.add(source, build_card(path, report, skill_for(path, skill), hint_for(path, hints), source))
         accepted.append({"file": name, "id": entry.id, "status": "added", "directory": str(entry.directory)})
     if as_json:
         echo_json({"suite": str(suite.path), "accepted": accepted, "rejected": rejected})

@@ -11,7 +11,7 @@ from spade_gym.cli.common import echo_json
 from spade_gym.registry import Suite, register_suite, registered_entries
 
 
-def collect(suite: str | None, skill: str | None) -> list[dict]:
+def collect(suite: str | None, skill: str | None, kind: str | None = None) -> list[dict]:
     if suite:
         register_suite(suite)
         entries = Suite(suite).entries(strict=False)
@@ -28,8 +28,11 @@ def collect(suite: str | None, skill: str | None) -> list[dict]:
         card = entry.card
         if skill and card.skill.lower().replace("_", " ") != skill.lower().replace("_", " "):
             continue
+        if kind and card.kind != kind:
+            continue
         rows.append({
-            "id": card.id, "skill": card.skill, "multi_turn": card.multi_turn, "max_turns": card.max_turns,
+            "id": card.id, "kind": card.kind, "skill": card.skill, "multi_turn": card.multi_turn,
+            "max_turns": card.max_turns,
             "description": card.description, "difficulty_levels": card.difficulty_levels,
             "valid": card.validation.get("valid"), "directory": str(entry.directory),
         })
@@ -37,10 +40,11 @@ def collect(suite: str | None, skill: str | None) -> list[dict]:
 
 
 def markdown_table(rows: list[dict]) -> str:
-    lines = ["| id | skill | multi-turn | description |", "|---|---|---|---|"]
+    lines = ["| id | kind | skill | multi-turn | description |", "|---|---|---|---|---|"]
     for row in rows:
         description = " ".join(row["description"].split()).replace("|", "\\|")
-        lines.append(f"| `{row['id']}` | {row['skill']} | {'yes' if row['multi_turn'] else 'no'} | {description} |")
+        lines.append(f"| `{row['id']}` | {row['kind']} | {row['skill']} | {'yes' if row['multi_turn'] else 'no'} "
+                     f"| {description} |")
     return "\n".join(lines) + "\n"
 
 
@@ -72,19 +76,21 @@ def markdown_document(rows: list[dict], command: str) -> str:
 @click.command("list")
 @click.option("--suite", type=click.Path(file_okay=False), help="List this suite directory instead of the registered ones.")
 @click.option("--skill", help='Only environments of this skill (e.g. "Logical Deduction").')
+@click.option("--kind", type=click.Choice(["game", "tool-use"]), help="Only games, or only tool-use environments.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--markdown", is_flag=True, help="Print a markdown document: counts per skill and the table "
               "(the format of envs_generated/README.md).")
 @handle_errors
-def command(suite, skill, as_json, markdown):
+def command(suite, skill, kind, as_json, markdown):
     """List environments: id, skill, multi-turn, description.
 
     \b
     Example:
       spade-gym list --skill "Spatial Reasoning"
+      spade-gym list --kind tool-use
       spade-gym list --suite my_suite/ --json
     """
-    rows = collect(suite, skill)
+    rows = collect(suite, skill, kind)
     if as_json:
         echo_json(rows)
         return
@@ -96,8 +102,8 @@ def command(suite, skill, as_json, markdown):
     from rich.table import Table
 
     table = Table(title=f"{len(rows)} environment(s)")
-    for column in ("id", "skill", "multi-turn", "description"):
+    for column in ("id", "kind", "skill", "multi-turn", "description"):
         table.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(row["id"], row["skill"], "yes" if row["multi_turn"] else "no", row["description"])
+        table.add_row(row["id"], row["kind"], row["skill"], "yes" if row["multi_turn"] else "no", row["description"])
     Console().print(table)

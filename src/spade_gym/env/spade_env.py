@@ -8,6 +8,8 @@ this class adds what Gymnasium users expect on top of the raw program contract:
   gives for ``reset(seed=s)``); ``reset()`` draws the program seed from the env's
   ``np_random``, so a seeded sequence of resets is reproducible;
 * ``info`` tells the agent what it may know (turn, remaining turns), never the solution;
+  for a tool-use program, ``reset`` also puts the episode's tools in ``info["tools"]``
+  (OpenAI function schemas, for a chat template's or an API's ``tools=``);
 * a program failure never escapes into the caller's loop: the episode ends with
   ``truncated=True`` and the error in ``info["error"]`` — the agent is not punished
   for the designer's bug, and the next ``reset`` gets a fresh worker;
@@ -20,15 +22,16 @@ reachable only through :func:`spade_gym.privileged`.
 
 from __future__ import annotations
 
+import copy
 import os
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
-from spade_gym.contract import DEFAULT_MAX_TURNS
+from spade_gym.contract import DEFAULT_MAX_TURNS, TOOL_USE_KIND, program_kind
 from spade_gym.env.spaces import UnicodeText
-from spade_gym.errors import SandboxError
+from spade_gym.errors import SandboxError, SpadeError
 from spade_gym.registry.card import Card
 from spade_gym.registry.suite import CARD_FILE, ENV_FILE, read_verified_source
 
@@ -85,6 +88,9 @@ class SpadeEnv(gym.Env[str, str]):
         self.observation_space = UnicodeText(obs_chars)
         self.action_space = UnicodeText(MAX_ACTION_CHARS)
         self.program_info = info
+        #: ``"tool-use"`` or ``"game"``, read from the program text (never from the worker).
+        self.kind = program_kind(source)
+        self._tools: list[dict] | None = None
         self._turn = 0
         self._failed: dict | None = None
         self._ended = False
@@ -101,14 +107,20 @@ class SpadeEnv(gym.Env[str, str]):
         self._ended = False
         self._failed = None
         self._transcript = []
+        self._tools = None
         try:
             obs, program_info = self._handle.reset(seed=program_seed)
+            if self.kind == TOOL_USE_KIND:
+                self._tools = self._handle.tools()
         except SandboxError as exc:
             self._failed = _error_info(exc, "reset")
             self._transcript.append(f"Observation:\n{ERROR_OBSERVATION}")
             return ERROR_OBSERVATION, self._info({}, error=self._failed)
         self._transcript.append(f"Observation:\n{obs}")
-        return obs, self._info(program_info)
+        info = self._info(program_info)
+        if self._tools is not None:
+            info["tools"] = copy.deepcopy(self._tools)
+        return obs, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
         if not isinstance(action, str):
@@ -167,6 +179,16 @@ class SpadeEnv(gym.Env[str, str]):
         if hint:
             return hint
         return self.card.hint if self.card is not None else None
+
+    @property
+    def tools(self) -> list[dict]:
+        """The current episode's tool schemas (see :func:`spade_gym.tools`)."""
+        if self.kind != TOOL_USE_KIND:
+            raise SpadeError(f"{self!r} is not a tool-use environment (its program does not subclass "
+                             f"ToolUseBaseEnv), so it has no tools")
+        if self._tools is None:
+            raise SpadeError(f"{self!r} has no tools yet: call reset() first (each episode declares its tools)")
+        return copy.deepcopy(self._tools)
 
     @property
     def episode_failed(self) -> dict | None:

@@ -23,7 +23,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from spade_gym.contract import DEFAULT_MAX_TURNS
+from spade_gym.contract import DEFAULT_MAX_TURNS, TOOL_USE_KIND, program_kind
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.env.spade_env import ERROR_OBSERVATION, MAX_ACTION_CHARS, TURN_SLACK
 from spade_gym.errors import SandboxError
@@ -49,6 +49,7 @@ class SpadeVectorEnv(VectorEnv):
             source = read_verified_source(Path(env_dir) / ENV_FILE, card.sha256)
         self.num_envs = int(num_envs)
         self.card = card
+        self.kind = program_kind(source)
         self.limits = limits or DEFAULT_LIMITS
         kwargs = dict(program_kwargs)
         if max_turns is not None:
@@ -138,6 +139,15 @@ class SpadeVectorEnv(VectorEnv):
     def _reset_result(self, i: int, result: dict):
         self._turns[i] = 0
         self._needs_reset[i] = False
+        if result["ok"] and self.kind == TOOL_USE_KIND:
+            # The tools are declared by each episode's reset: one more request per new episode.
+            worker, instance = self._slots[i]
+            try:
+                tools = self._handles[worker].tools(instance)
+            except SandboxError as exc:
+                result = {"ok": False, "error": exc}
+            else:
+                result = {"ok": True, "result": [result["result"][0], {**result["result"][1], "tools": tools}]}
         if result["ok"]:
             self._failed[i] = False
             obs, info = result["result"]

@@ -44,6 +44,16 @@ class PrivilegedInfo:
         return self._env.card
 
 
+def tools(env: gym.Env) -> list[dict]:
+    """The tools of ``env``'s current episode as OpenAI function schemas (what ``reset`` also
+    puts in ``info["tools"]``), ready for ``apply_chat_template(..., tools=...)`` or ``tools=``
+    of a chat-completions request. Raises :class:`SpadeError` for a game, or before ``reset``."""
+    base = env.unwrapped
+    if not hasattr(type(base), "tools") or not hasattr(base, "kind"):
+        raise SpadeError(f"{env!r} is not a spade-gym environment (its unwrapped env is {type(base).__name__})")
+    return base.tools
+
+
 def privileged(env: gym.Env) -> PrivilegedInfo:
     """Explicit access to the solution and hint of ``env``'s current episode."""
     return PrivilegedInfo(env)

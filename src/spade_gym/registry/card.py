@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from spade_gym.contract import GAME_KIND, KINDS
 from spade_gym.errors import RegistryError
 
 #: Bump when the card layout changes incompatibly; readers refuse newer versions.
@@ -55,6 +56,8 @@ class Card:
     max_turns: int
     sha256: str
     multi_turn: bool = False
+    #: ``"game"`` or ``"tool-use"`` (a program subclassing ``ToolUseBaseEnv``); older cards are games.
+    kind: str = GAME_KIND
     class_name: str | None = None
     difficulty_levels: list[str] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
@@ -109,6 +112,8 @@ class Card:
             problems.append("sha256 must be 64 lowercase hex digits")
         if self.hint is not None and not isinstance(self.hint, str):
             problems.append("hint must be a string or null")
+        if self.kind not in KINDS:
+            problems.append(f"kind must be one of {', '.join(map(repr, KINDS))}, got {self.kind!r}")
         if problems:
             raise RegistryError(f"{source}: " + "; ".join(problems))
 
