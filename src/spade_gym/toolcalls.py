@@ -34,6 +34,7 @@ __all__ = [
     "format_calls",
     "openai_tools",
     "parse_action",
+    "solution_actions",
     "text_from_openai_tool_calls",
     "to_openai_tool_calls",
 ]
@@ -180,6 +181,25 @@ def parse_action(text: str) -> ParsedAction:
     answers = _blocks(text, ANSWER_OPEN, ANSWER_CLOSE)
     answer = answers[0][2].strip() if answers else None
     return ParsedAction(tuple(calls), answer, tuple(errors), "".join(kept).strip())
+
+
+def solution_actions(text: str) -> list[str]:
+    """A tool-use ``solution()`` as the actions that play it, one per turn.
+
+    Each ``<tool_call>`` block and each ``<answer>`` block, exactly as written, in text
+    order; anything between them (numbering, prose) is dropped. The oracle agent and the
+    validator play solutions this way, so a program is judged on what it wrote, not on a
+    re-serialisation of it.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"a solution must be a str, got {type(text).__name__}")
+    spans = [(start, end) for start, end, _ in _blocks(text, CALL_OPEN, CALL_CLOSE)]
+    calls_at = [start for start, _ in spans]
+    for start, end, _ in _blocks(text, ANSWER_OPEN, ANSWER_CLOSE):
+        # an <answer> written inside a call's arguments belongs to that call
+        if not any(s < start < e for s, e in zip(calls_at, (e for _, e in spans))):
+            spans.append((start, end))
+    return [text[start:end] for start, end in sorted(spans)]
 
 
 def _dumps(data: Any) -> str:

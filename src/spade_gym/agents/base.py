@@ -69,6 +69,9 @@ class ActRequest:
     turn: int
     env: Any  # the gymnasium env; oracle-style agents read privileged(env)
     episode_id: int = 0
+    #: The episode's tools (OpenAI function schemas) for a tool-use environment, else None:
+    #: agents pass them as ``tools=`` (see :mod:`spade_gym.agents.toolchat`).
+    tools: list[dict] | None = None
 
 
 @dataclass
@@ -78,6 +81,8 @@ class AgentReply:
     completion_tokens: int = 0
     #: Filled by training policies: token ids and log-probabilities of this turn.
     extra: dict = field(default_factory=dict)
+    #: Native tool calls of the reply, OpenAI form (``{"id", "type", "function": {"name", "arguments"}}``).
+    tool_calls: list[dict] | None = None
 
 
 class Agent(Protocol):

@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import gymnasium as gym
 
+from spade_gym.agents import toolchat
 from spade_gym.agents.base import ActRequest, Agent, AgentReply, first_message, followup_message, parse_action
 
 
@@ -58,6 +59,8 @@ class Episode:
     seconds: float = 0.0
     #: Wall time spent inside the environment (make, reset, step): the sandbox's share.
     env_seconds: float = 0.0
+    #: The tools of a tool-use episode (``info["tools"]`` on reset), else None.
+    tools: list[dict] | None = None
 
     @property
     def rewards(self) -> list[float]:
@@ -121,7 +124,9 @@ def _play_chunk(agent, specs, max_turns, on_episode, offset: int = 0) -> list[Ep
             finally:
                 episodes[i].env_seconds += time.monotonic() - started[i]
             episodes[i].first_observation = obs
-            episodes[i].messages = [first_message(obs)]
+            episodes[i].tools = info.get("tools") if isinstance(info.get("tools"), list) else None
+            episodes[i].messages = [toolchat.first_message(obs) if episodes[i].tools is not None
+                                    else first_message(obs)]
             observations[i] = obs
             if "error" in info:
                 episodes[i].error = info["error"]
@@ -133,7 +138,8 @@ def _play_chunk(agent, specs, max_turns, on_episode, offset: int = 0) -> list[Ep
         while live:
             # episode_id is the index in the caller's spec list: stateful agents (the
             # self-play policy keeps token-level traces) key their per-episode state on it.
-            requests = [ActRequest(list(episodes[i].messages), observations[i], turn, envs[i], offset + i)
+            requests = [ActRequest(list(episodes[i].messages), observations[i], turn, envs[i], offset + i,
+                                   episodes[i].tools)
                         for i in live]
             replies = agent.act(requests)
             still_live = []
@@ -145,23 +151,34 @@ def _play_chunk(agent, specs, max_turns, on_episode, offset: int = 0) -> list[Ep
                     episode.truncated = True
                     _finish(episode, started[i], on_episode)
                     continue
-                action = parse_action(reply.text)
-                stepped = time.monotonic()
-                obs, reward, terminated, truncated, info = envs[i].step(action)
-                episode.env_seconds += time.monotonic() - stepped
-                episode.turns.append(Turn(reply, action, obs, float(reward), bool(terminated), bool(truncated)))
-                episode.total_reward += float(reward)
-                episode.messages.append({"role": "assistant", "content": reply.text})
-                if "error" in info:
-                    episode.error = info["error"]
-                if max_turns is not None and len(episode.turns) >= max_turns and not (terminated or truncated):
-                    truncated = True
-                if terminated or truncated:
-                    episode.terminated, episode.truncated = bool(terminated), bool(truncated)
-                    _finish(episode, started[i], on_episode)
+                if episode.tools is not None:
+                    # a tool-use reply may hold several calls: one environment step each
+                    planned, assistant = toolchat.plan(reply, id_prefix=f"call_{turn}_")
                 else:
-                    episode.messages.append(followup_message(obs))
+                    planned = [toolchat.PlannedCall(parse_action(reply.text))]
+                    assistant = {"role": "assistant", "content": reply.text}
+                episode.messages.append(assistant)
+                ended = False
+                for step in planned:
+                    stepped = time.monotonic()
+                    obs, reward, terminated, truncated, info = envs[i].step(step.action)
+                    episode.env_seconds += time.monotonic() - stepped
+                    episode.turns.append(Turn(reply, step.action, obs, float(reward), bool(terminated),
+                                              bool(truncated)))
+                    episode.total_reward += float(reward)
+                    if "error" in info:
+                        episode.error = info["error"]
+                    if max_turns is not None and len(episode.turns) >= max_turns and not (terminated or truncated):
+                        truncated = True
+                    if terminated or truncated:
+                        episode.terminated, episode.truncated = bool(terminated), bool(truncated)
+                        _finish(episode, started[i], on_episode)
+                        ended = True
+                        break
+                    episode.messages.append(toolchat.result_message(step, obs) if episode.tools is not None
+                                            else followup_message(obs))
                     observations[i] = obs
+                if not ended:
                     still_live.append(i)
             live = still_live
             turn += 1

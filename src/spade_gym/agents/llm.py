@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+from spade_gym import toolcalls
 from spade_gym.agents.base import ActRequest, AgentReply
+from spade_gym.agents.toolchat import after_thinking
 from spade_gym.generate.backends import BackendError, OpenAIBackend, TransformersBackend
 
 
@@ -23,12 +25,14 @@ class OpenAIAgent:
 
     def _one(self, request: ActRequest) -> AgentReply:
         try:
+            # A tool-use episode sends its tools natively; the reply's tool_calls become actions.
             completion = self.backend.complete(request.messages, n=1, temperature=self.temperature,
-                                               max_tokens=self.max_tokens)[0]
+                                               max_tokens=self.max_tokens, tools=request.tools)[0]
         except BackendError as exc:
             # An unreachable agent answers nothing; the episode records the failure.
             return AgentReply("", extra={"error": str(exc)})
-        return AgentReply(completion.text, completion.prompt_tokens, completion.completion_tokens)
+        return AgentReply(completion.text, completion.prompt_tokens, completion.completion_tokens,
+                          tool_calls=completion.tool_calls)
 
     def act(self, requests: list[ActRequest]) -> list[AgentReply]:
         return list(self.pool.map(self._one, requests))
@@ -55,8 +59,17 @@ class TransformersAgent:
         self._calls += 1
         seed = None if self.seed is None else self.seed * 10_007 + self._calls
         completions = self.backend.complete_batch([r.messages for r in requests], temperature=self.temperature,
-                                                  max_tokens=self.max_tokens, seed=seed)
-        return [AgentReply(c.text, c.prompt_tokens, c.completion_tokens) for c in completions]
+                                                  max_tokens=self.max_tokens, seed=seed,
+                                                  tools=[r.tools for r in requests])
+        replies = []
+        for request, c in zip(requests, completions):
+            # The chat template taught the model to write Qwen-style <tool_call> blocks: read them
+            # as native calls, so the conversation records them the way the template expects.
+            calls = toolcalls.parse_action(after_thinking(c.text)).calls if request.tools is not None else ()
+            replies.append(AgentReply(c.text, c.prompt_tokens, c.completion_tokens,
+                                      tool_calls=toolcalls.to_openai_tool_calls(calls, id_prefix=f"call_{self._calls}_")
+                                      if calls else None))
+        return replies
 
     def close(self) -> None:
         self.backend.close()

@@ -53,6 +53,8 @@ class Completion:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     finish_reason: str | None = None
+    #: Native tool calls of the reply (OpenAI form), when the request offered tools.
+    tool_calls: list[dict] | None = None
 
 
 @runtime_checkable
@@ -159,11 +161,13 @@ class OpenAIBackend(_ContextManaged):
         temperature: float = 0.7,
         max_tokens: int = 4096,
         seed: int | None = None,
+        tools: list[dict] | None = None,
     ) -> list[Completion]:
         """Ask for ``n`` choices in one request; top up if the server returns fewer.
 
         Some servers ignore ``n``. Top-up requests shift ``seed`` so that a seeded server
-        does not hand back the same completion again.
+        does not hand back the same completion again. ``tools`` (OpenAI function schemas)
+        are offered natively; the choices' ``tool_calls`` come back on each completion.
         """
         _check_request(messages, n, max_tokens)
         completions: list[Completion] = []
@@ -178,6 +182,8 @@ class OpenAIBackend(_ContextManaged):
             }
             if seed is not None:
                 payload["seed"] = seed + len(completions)
+            if tools:
+                payload["tools"] = tools
             batch = self._parse(self._post(payload))
             if not batch:
                 raise BackendError(f"{self.url} returned no choices for model {self.model!r}")
@@ -232,17 +238,20 @@ class OpenAIBackend(_ContextManaged):
         if not isinstance(choices, list):
             raise BackendError(f"unexpected response from {self.url} (no 'choices' list): "
                                f"{_excerpt(json.dumps(data))}")
-        texts, reasons = [], []
+        texts, reasons, calls = [], [], []
         for choice in choices:
             message = choice.get("message") if isinstance(choice, dict) else None
             content = message.get("content") if isinstance(message, dict) else None
             texts.append(content if isinstance(content, str) else "")
             reasons.append(choice.get("finish_reason") if isinstance(choice, dict) else None)
+            tool_calls = message.get("tool_calls") if isinstance(message, dict) else None
+            calls.append([c for c in tool_calls if isinstance(c, dict)] or None
+                         if isinstance(tool_calls, list) else None)
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         prompt_tokens = _count(usage.get("prompt_tokens"))
         shares = _split(_count(usage.get("completion_tokens")), [len(t) for t in texts])
-        return [Completion(text, prompt_tokens, share, reason)
-                for text, share, reason in zip(texts, shares, reasons, strict=True)]
+        return [Completion(text, prompt_tokens, share, reason, tool_calls)
+                for text, share, reason, tool_calls in zip(texts, shares, reasons, calls, strict=True)]
 
     def close(self) -> None:
         self._client.close()
@@ -357,17 +366,26 @@ class TransformersBackend(_ContextManaged):
                 f"unknown dtype {dtype!r}; use e.g. 'float32', 'bfloat16' or 'float16'")
         return resolved
 
-    def format_prompt(self, messages: list[dict]) -> tuple[str, bool]:
+    def format_prompt(self, messages: list[dict], tools: list[dict] | None = None) -> tuple[str, bool]:
         """Render ``messages`` as prompt text; also say whether it already has special tokens.
 
-        Uses the tokenizer's chat template when it has one; otherwise a plain
+        Uses the tokenizer's chat template when it has one (with ``tools`` for a tool-use
+        episode: the template describes them and how to call them); otherwise a plain
         ``Role: content`` transcript, so base checkpoints still work.
         """
         if getattr(self.tokenizer, "chat_template", None):
-            text = self.tokenizer.apply_chat_template(
-                messages, tokenize=False, add_generation_prompt=True)
+            if tools is not None:
+                text = self.tokenizer.apply_chat_template(
+                    _template_messages(messages), tools=tools, tokenize=False, add_generation_prompt=True)
+            else:
+                text = self.tokenizer.apply_chat_template(
+                    messages, tokenize=False, add_generation_prompt=True)
             return text, True
-        lines = [f"{m['role'].capitalize()}: {m['content']}" for m in messages]
+        lines = [f"{m['role'].capitalize()}: {m.get('content') or ''}" for m in messages]
+        if tools is not None:
+            schemas = "\n".join(json.dumps(t, ensure_ascii=False) for t in tools)
+            lines.insert(0, f"Tools (call one as <tool_call>{{\"name\": ..., \"arguments\": {{...}}}}</tool_call>):\n"
+                            f"{schemas}")
         return "\n\n".join(lines) + "\n\nAssistant:", False
 
     def complete(
@@ -389,15 +407,18 @@ class TransformersBackend(_ContextManaged):
         temperature: float = 0.7,
         max_tokens: int = 1024,
         seed: int | None = None,
+        tools: list[list[dict] | None] | None = None,
     ) -> list[Completion]:
         """One completion for each of several chats, generated together in batches of
         ``batch_size`` (left padding): ``n`` samples of one design prompt, or the next
-        turn of many episodes at once (what an agent needs).
+        turn of many episodes at once (what an agent needs). ``tools`` gives each chat its
+        tool schemas (None for a chat without tools).
         """
         if not conversations:
             return []
         torch = self._torch
-        texts, templated = zip(*(self.format_prompt(m) for m in conversations))
+        per_chat = list(tools) if tools is not None else [None] * len(conversations)
+        texts, templated = zip(*(self.format_prompt(m, t) for m, t in zip(conversations, per_chat)))
         eos_ids = self._eos_ids()
         sampling: dict[str, Any] = {"do_sample": temperature > 0}
         if temperature > 0:
@@ -449,6 +470,27 @@ class TransformersBackend(_ContextManaged):
         self._model = None
         if self.device.startswith("cuda"):
             self._torch.cuda.empty_cache()
+
+
+def _template_messages(messages: list[dict]) -> list[dict]:
+    """Chat messages for a chat template: tool-call arguments as objects (templates serialise
+    them themselves; the OpenAI format carries them as JSON strings)."""
+    out = []
+    for message in messages:
+        if message.get("tool_calls"):
+            converted = []
+            for call in message["tool_calls"]:
+                function = dict(call.get("function") or {})
+                arguments = function.get("arguments")
+                if isinstance(arguments, str):
+                    try:
+                        function["arguments"] = json.loads(arguments) if arguments.strip() else {}
+                    except ValueError:
+                        pass  # not JSON: the template shows the model its own malformed text
+                converted.append({**call, "function": function})
+            message = {**message, "tool_calls": converted}
+        out.append(message)
+    return out
 
 
 # --------------------------------------------------------------------------- replay
