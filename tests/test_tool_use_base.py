@@ -15,6 +15,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import PROGRAMS, TESTS
 from spade_gym.contract import GAME_KIND, TOOL_USE_KIND, program_kind
@@ -198,3 +200,30 @@ def test_program_error_in_solution_during_truncation_is_a_program_failure():
         with pytest.raises(ProgramError, match="no solution today") as caught:
             handle.step("hello")
     assert caught.value.lineno is not None  # the program's own line, not the base class's
+
+
+def test_solution_actions_keeps_blocks_as_written_in_order():
+    from spade_gym.toolcalls import solution_actions
+
+    text = ('1. <tool_call>{"name": "a", "arguments": {}}</tool_call> -> ok\n'
+            '2. <tool_call>{"name": "b", "arguments": {"note": "<answer>x</answer>"}}</tool_call>\n'
+            'ANSWER: <answer>42</answer>')
+    assert solution_actions(text) == [
+        '<tool_call>{"name": "a", "arguments": {}}</tool_call>',
+        '<tool_call>{"name": "b", "arguments": {"note": "<answer>x</answer>"}}</tool_call>',
+        "<answer>42</answer>",
+    ]
+    assert solution_actions("no script at all") == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(calls=st.lists(st.tuples(st.text(min_size=1, max_size=8), st.dictionaries(st.text(max_size=5), st.text(max_size=8),
+                                                                                   max_size=3)), max_size=5),
+       answer=st.text(max_size=20).filter(lambda a: "</answer>" not in a),
+       noise=st.text(max_size=30))
+def test_solution_actions_round_trips_written_scripts(calls, answer, noise):
+    from spade_gym import toolcalls
+
+    script = [toolcalls.format_call(name, arguments) for name, arguments in calls] + [toolcalls.format_answer(answer)]
+    text = noise.replace("<", "") + "\n".join(script)
+    assert toolcalls.solution_actions(text) == script
