@@ -40,6 +40,8 @@ DEFAULT_MAX_TOKENS = {"openai": 2048, "transformers": 512}
 DEFAULT_RESULTS_DIR = ".spade-eval"
 #: Skill shown for Reasoning Gym tasks (with the task's category in parentheses).
 REASONING_GYM_SKILL = "Reasoning Gym"
+#: Skill shown for BFCL categories (with the category in parentheses).
+BFCL_SKILL = "BFCL"
 
 
 class EvaluationError(SpadeError):
@@ -55,12 +57,21 @@ class EnvInfo:
 
     ``graded`` marks environments whose reward is a partial-credit score (Reasoning Gym
     scorers give e.g. 0.75 for an answer that merely contains the reference): there,
-    only full credit counts as a success.
+    only full credit counts as a success. ``tasks`` is set for a fixed benchmark (BFCL):
+    its episodes are its first tasks in order, each once (seed ``i`` is task ``i``),
+    rather than hashed seeds that could draw a task twice.
     """
 
     env_id: str
     skill: str
     graded: bool = False
+    tasks: int | None = None
+
+    def seeds(self, seed: int, episodes: int) -> list[int]:
+        """The task seeds of ``episodes`` episodes of this env."""
+        if self.tasks is not None:
+            return list(range(min(episodes, self.tasks)))
+        return episode_seeds(seed, episodes)
 
 
 def split_patterns(patterns: str | Sequence[str]) -> list[str]:
@@ -79,8 +90,9 @@ def select_envs(patterns: str | Sequence[str]) -> list[EnvInfo]:
     """Registered environments whose id matches any glob pattern, sorted by id.
 
     Suite environments are always candidates. Reasoning Gym tasks are candidates only for
-    patterns that mention ``rg-`` (they are registered on demand then): ``spade/*`` means
-    "the generated suite", not "the suite plus a hundred held-out benchmarks".
+    patterns that mention ``rg-``, BFCL categories only for patterns that mention ``bfcl-``
+    (they are registered on demand then): ``spade/*`` means "the generated suite", not
+    "the suite plus a hundred held-out benchmarks".
     """
     wanted = split_patterns(patterns)
     suite = {env_id: env_dir for env_id, env_dir in registered_entries()}
@@ -89,6 +101,11 @@ def select_envs(patterns: str | Sequence[str]) -> list[EnvInfo]:
         from spade_gym.adapters.reasoning_gym import register_reasoning_gym
 
         rg_ids = register_reasoning_gym()
+    bfcl_ids: list[str] = []
+    if any("bfcl-" in p for p in wanted):
+        from spade_gym.adapters.bfcl import register_bfcl
+
+        bfcl_ids = register_bfcl()
     chosen: dict[str, EnvInfo] = {}
     for pattern in wanted:
         for env_id, env_dir in suite.items():
@@ -98,6 +115,10 @@ def select_envs(patterns: str | Sequence[str]) -> list[EnvInfo]:
             for env_id in rg_ids:
                 if env_id not in chosen and fnmatch.fnmatchcase(env_id, pattern):
                     chosen[env_id] = EnvInfo(env_id, _rg_skill(env_id), graded=True)
+        if "bfcl-" in pattern:
+            for env_id in bfcl_ids:
+                if env_id not in chosen and fnmatch.fnmatchcase(env_id, pattern):
+                    chosen[env_id] = _bfcl_env_info(env_id)
     if not chosen:
         hint = "" if suite else " (no suite environments are registered; pass --suite DIR or set $SPADE_GYM_SUITES)"
         raise RegistryError(f"no registered environment matches {', '.join(wanted)}{hint}; see `spade-gym list`")
@@ -115,6 +136,13 @@ def _rg_skill(env_id: str) -> str:
     from spade_gym.adapters.reasoning_gym import category, task_of
 
     return f"{REASONING_GYM_SKILL} ({category(task_of(env_id))})"
+
+
+def _bfcl_env_info(env_id: str) -> EnvInfo:
+    from spade_gym.adapters.bfcl import category_of, num_tasks
+
+    category = category_of(env_id)
+    return EnvInfo(env_id, f"{BFCL_SKILL} ({category})", tasks=num_tasks(category))
 
 
 # ----------------------------------------------------------------------------- agents
@@ -325,9 +353,8 @@ class Evaluation:
         self.fingerprint = config.fingerprint
         self.store = ResultsStore(results_path or default_results_path(self.fingerprint))
         self._env_info = {env.env_id: env for env in self.envs}
-        seeds = episode_seeds(seed, episodes)
         self.specs = [EpisodeSpec(env.env_id, s, hint=hint)
-                      for env in self.envs for s in seeds for hint in ARMS[arms]]
+                      for env in self.envs for s in env.seeds(seed, episodes) for hint in ARMS[arms]]
 
     def _key(self, spec: EpisodeSpec) -> tuple[str, str, int, bool]:
         return self.fingerprint, spec.env_id, spec.seed, spec.hint
