@@ -33,9 +33,11 @@ def _write(path: Path, text: str) -> None:
                    "(privileged solution; upper bound) or random play (lower bound).")
 @click.option("--envs", "patterns", required=True, metavar="PATTERN",
               help="Glob(s) over registered ids, comma-separated: 'spade/*' (the suite), "
-                   "'spade/rg-*' (Reasoning Gym tasks), 'spade/rg-leg_counting-v0'.")
+                   "'spade/rg-*' (Reasoning Gym tasks), 'spade/rg-leg_counting-v0', "
+                   "'spade/bfcl-*' (BFCL categories).")
 @click.option("--episodes", type=click.IntRange(min=1), default=10, show_default=True,
-              help="Episodes (seeds) per environment and arm.")
+              help="Episodes (seeds) per environment and arm. BFCL categories play their "
+                   "first N tasks in order; use a large N (e.g. 2000) for all of them.")
 @click.option("--hint", "hint_arm", is_flag=True, help="Play with the privileged hint shown.")
 @click.option("--no-hint", "no_hint_arm", is_flag=True, help="Play without the hint (the default).")
 @click.option("--both", "both_arms", is_flag=True,
@@ -71,7 +73,8 @@ def command(kind, patterns, episodes, hint_arm, no_hint_arm, both_arms, seed, co
 
     Finished episodes are cached in a results file; re-running the same command plays
     only what is missing (after a crash, Ctrl-C, or with more --episodes). Reasoning Gym
-    tasks (`spade/rg-<task>-v0`) need the reasoning-gym package.
+    tasks (`spade/rg-<task>-v0`) need the reasoning-gym package, BFCL categories
+    (`spade/bfcl-<category>-v0`) the bfcl-eval package.
 
     \b
     Example:
