@@ -284,6 +284,19 @@ def test_observation_and_tools():
 
 
 @needs_data
+def test_spade_gym_tools_sees_a_bfcl_env_as_tool_use():
+    bfcl.register_bfcl(["multiple"])
+    env = gym.make("spade/bfcl-multiple-v0", hint=True)
+    with pytest.raises(spade_gym.SpadeError, match="reset"):
+        spade_gym.tools(env)
+    _, info = env.reset(seed=3)
+    assert env.unwrapped.kind == "tool-use"
+    assert spade_gym.tools(env) == info["tools"] and len(info["tools"]) > 1
+    info["tools"].clear()  # callers get copies
+    assert spade_gym.tools(env)
+
+
+@needs_data
 def test_multi_message_questions_show_every_role():
     env = bfcl.BfclEnv("live_multiple")
     task = next(t for t in env.tasks if t.messages[0]["role"] == "system")

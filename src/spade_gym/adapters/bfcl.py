@@ -42,9 +42,10 @@ from typing import Any
 import gymnasium as gym
 
 from spade_gym.adapters.bfcl_checker import OPTIONAL, Verdict, api_name, check
+from spade_gym.contract import TOOL_USE_KIND
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.env.wrappers import HintWrapper
-from spade_gym.errors import ConfigError, RegistryError
+from spade_gym.errors import ConfigError, RegistryError, SpadeError
 from spade_gym.toolcalls import ToolCall, format_answer, format_calls, openai_tools, parse_action
 
 #: Every adapter id starts with this; the rest is the BFCL category and ``-v0``.
@@ -304,6 +305,8 @@ class BfclEnv(gym.Env[str, str]):
     """
 
     metadata = {"render_modes": []}
+    #: Agents treat it as a tool-use environment (``spade_gym.tools(env)``, native tool calling).
+    kind = TOOL_USE_KIND
 
     def __init__(self, category: str, *, show_tools: bool = True):
         self.category = _known(category)
@@ -313,15 +316,23 @@ class BfclEnv(gym.Env[str, str]):
         self.observation_space = UnicodeText(MAX_OBSERVATION_CHARS)
         self.action_space = UnicodeText(MAX_ACTION_CHARS)
         self._task: BfclTask | None = None
+        self._tools: list[dict[str, Any]] | None = None
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The current task's functions as OpenAI function schemas (see :func:`spade_gym.tools`)."""
+        if self._tools is None:
+            raise SpadeError(f"{self!r} has no tools yet: call reset() first (each task declares its functions)")
+        return copy.deepcopy(self._tools)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
         super().reset(seed=seed)
         index = int(seed) if seed is not None else int(self.np_random.integers(0, len(self.tasks)))
         index %= len(self.tasks)
         self._task = self.tasks[index]
-        tools = tool_schemas(self._task)
+        tools = self._tools = tool_schemas(self._task)
         observation = render_observation(self._task, tools, show_tools=self.show_tools)
-        info = {"tools": tools, "category": self.category, "task_id": self._task.id, "index": index,
+        info = {"tools": copy.deepcopy(tools), "category": self.category, "task_id": self._task.id, "index": index,
                 "num_tasks": len(self.tasks), "bfcl_version": data_version()}
         return observation[:MAX_OBSERVATION_CHARS], info
 
