@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import spade_gym
 from spade_gym.adapters import bfcl
 from spade_gym.adapters.bfcl_checker import check, check_value, standardize
-from spade_gym.toolcalls import ToolCall, format_calls
+from spade_gym.toolcalls import ToolCall, format_answer, format_calls, solution_actions
 
 HAS_DATA = importlib.util.find_spec("bfcl_eval") is not None
 needs_data = pytest.mark.skipif(not HAS_DATA, reason="needs the bfcl-eval package (pip install 'spade-gym[bfcl]')")
@@ -222,6 +222,54 @@ def test_oracle_solution_scores_one_on_a_sample(category):
         assert step_info["valid"] and "error" not in step_info  # "error" would mean the env failed
 
 
+def play(env, actions) -> tuple[float, dict, int]:
+    """Step ``actions`` until the episode ends; (final reward, final info, steps)."""
+    for steps, action in enumerate(actions, 1):
+        _, reward, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            return reward, info, steps
+    raise AssertionError("the episode did not end")
+
+
+@needs_data
+@pytest.mark.parametrize("category", ["parallel", "live_parallel_multiple", "irrelevance", "live_relevance"])
+def test_solution_played_one_call_per_step_scores_one(category):
+    # Tool-calling agents send a reply's parallel calls as one step each.
+    env = bfcl.BfclEnv(category)
+    for seed in sample_seeds(category, 6):
+        env.reset(seed=seed)
+        actions = solution_actions(env._privileged_solution())
+        reward, info, steps = play(env, actions)
+        assert reward == 1.0, info["reason"]
+        assert steps == (1 if bfcl.CATEGORIES[category] in ("irrelevance", "relevance") else len(actions))
+
+
+@needs_data
+def test_calls_are_recorded_until_a_reply_without_a_call():
+    env = bfcl.BfclEnv("parallel")
+    env.reset(seed=0)  # two spotify.play calls expected
+    first, second = bfcl.reference_calls(env.tasks[0])
+    obs, reward, terminated, _, info = env.step(first.to_text())
+    assert (reward, terminated, info["recorded"]) == (0.0, False, 1) and obs.startswith("Tool result:")
+    env.step(second.to_text())
+    reward, info, _ = play(env, ["All done."])
+    assert reward == 1.0 and [c["name"] for c in info["calls"]] == ["spotify_play", "spotify_play"]
+    with pytest.raises(gym.error.ResetNeeded):
+        env.step("again")
+    # the verdict is settled without waiting once it cannot change
+    env.reset(seed=0)
+    assert play(env, [first.to_text()] * 3)[2] == 3  # a third call is one too many
+    env.reset(seed=0)
+    reward, info, steps = play(env, ["<tool_call>{broken</tool_call>"])
+    assert (reward, info["reason_type"], steps) == (0.0, "malformed_call", 1)
+    irrelevant = bfcl.BfclEnv("irrelevance")
+    _, info = irrelevant.reset(seed=0)
+    call = format_calls([ToolCall(info["tools"][0]["function"]["name"], {})])
+    assert play(irrelevant, [call])[:1] == (0.0,)
+    irrelevant.reset(seed=0)
+    assert play(irrelevant, [format_answer("I cannot help with that.")])[0] == 1.0
+
+
 def random_reply(rng: random.Random, info: dict) -> str:
     """A reply that ignores the request: random text, or a random function with random arguments."""
     if rng.random() < 0.3:
@@ -243,11 +291,10 @@ def test_random_replies_score_about_zero(category):
     scores = []
     for seed in sample_seeds(category, 40):
         _, info = env.reset(seed=seed)
-        reply = random_reply(rng, info)
-        scores.append(env.step(reply)[1])
+        scores.append(play(env, (random_reply(rng, info) for _ in range(bfcl.MAX_STEPS)))[0])
     mean = sum(scores) / len(scores)
     if bfcl.CATEGORIES[category] == "irrelevance":  # replies without a call are right there
-        assert mean < 0.5
+        assert mean < 0.6
     elif bfcl.CATEGORIES[category] == "relevance":  # any call counts there
         assert 0.3 < mean < 1.0
     else:
@@ -311,8 +358,8 @@ def test_multi_message_questions_show_every_role():
 def test_step_never_raises_on_any_text(action):
     env = bfcl.BfclEnv("simple_python")
     env.reset(seed=1)
-    _, reward, terminated, _, info = env.step(action)
-    assert reward in (0.0, 1.0) and terminated and isinstance(info["valid"], bool)
+    reward, info, _ = play(env, [action, "done"])
+    assert reward in (0.0, 1.0) and isinstance(info["valid"], bool)
 
 
 @needs_data
@@ -326,3 +373,16 @@ def test_eval_selects_bfcl_only_on_request_and_plays_each_task_once_in_order():
     assert all(not e.env_id.startswith("spade/bfcl-") for e in select_envs("spade/*"))
     evaluation = Evaluation(AgentConfig("oracle"), chosen[:1], episodes=100, results_path="/dev/null")
     assert [s.seed for s in evaluation.specs] == list(range(16))
+
+
+@needs_data
+def test_eval_agents_oracle_wins_and_random_loses_through_the_driver():
+    from spade_gym.agents import EpisodeSpec, OracleAgent, RandomAgent, play_episodes
+
+    ids = bfcl.register_bfcl()
+    specs = [EpisodeSpec(env_id, seed) for env_id in ids for seed in range(3)]
+    oracle = play_episodes(OracleAgent(), specs)
+    assert all(e.won and e.error is None for e in oracle), [(e.spec.env_id, e.spec.seed) for e in oracle if not e.won]
+    # (not the (ir)relevance categories: there a reply without a call, or any call, is right)
+    random_play = play_episodes(RandomAgent(seed=0), [s for s in specs if "relevance" not in s.env_id])
+    assert sum(e.won for e in random_play) / len(random_play) < 0.05

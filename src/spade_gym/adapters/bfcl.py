@@ -7,7 +7,13 @@ answers, so the benchmark runs offline, through the same ``spade-gym eval`` comm
 driver and agents as the generated suite.
 
 * One environment per category, one task per seed, in BFCL's order (seed ``s`` is task
-  ``s`` modulo the category's size), one turn per episode.
+  ``s`` modulo the category's size).
+* BFCL judges one reply. Tool-calling agents send a reply's parallel calls as one step
+  each (as tool-use environments expect), so the environment records calls (answering
+  each with a "recorded" tool result; nothing is executed) until a step holds no call
+  (plain text or an ``<answer>``), then scores everything recorded and ends the episode.
+  It ends at once when the verdict can no longer change (a call where none fits, more
+  calls than expected, a malformed call).
 * The observation is the conversation plus the available functions (as OpenAI function
   schemas) and the action protocol; ``info["tools"]`` holds the same schemas for agents
   that call tools natively. Function names with dots are shown with ``_`` (``math.factorial``
@@ -73,9 +79,15 @@ JSON_SCHEMA_TYPES = {"dict": "object", "float": "number", "tuple": "array", "any
 PROTOCOL_INSTRUCTION = (
     "To call functions, reply with one block per call:\n"
     '<tool_call>{"name": "<function name>", "arguments": {<the arguments as a JSON object>}}</tool_call>\n'
-    "Make every call the request needs in this one reply (one block per call). "
-    "If none of the functions fits the request, reply without any <tool_call> block."
+    "Make every call the request needs (several blocks in one reply for several calls). "
+    "When you have made them all, or if none of the functions fits the request, reply "
+    "without any <tool_call> block."
 )
+#: The tool result of a recorded call: BFCL checks calls, it never runs them.
+RECORDED = ("Recorded (these functions are not executed here). Make any other call the request "
+            "needs, or reply without a <tool_call> block when you are done.")
+#: Steps after which an episode ends whatever the agent does.
+MAX_STEPS = 32
 #: What the oracle replies where no call is right.
 NO_CALL_ANSWER = "None of the available functions fits this request."
 MAX_OBSERVATION_CHARS = 400_000
@@ -317,6 +329,10 @@ class BfclEnv(gym.Env[str, str]):
         self.action_space = UnicodeText(MAX_ACTION_CHARS)
         self._task: BfclTask | None = None
         self._tools: list[dict[str, Any]] | None = None
+        self._calls: list[ToolCall] = []
+        self._malformed: list[str] = []
+        self._steps = 0
+        self._done = False
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -330,6 +346,7 @@ class BfclEnv(gym.Env[str, str]):
         index = int(seed) if seed is not None else int(self.np_random.integers(0, len(self.tasks)))
         index %= len(self.tasks)
         self._task = self.tasks[index]
+        self._calls, self._malformed, self._steps, self._done = [], [], 0, False
         tools = self._tools = tool_schemas(self._task)
         observation = render_observation(self._task, tools, show_tools=self.show_tools)
         info = {"tools": copy.deepcopy(tools), "category": self.category, "task_id": self._task.id, "index": index,
@@ -339,15 +356,32 @@ class BfclEnv(gym.Env[str, str]):
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
         if self._task is None:
             raise gym.error.ResetNeeded("call reset() before step()")
+        if self._done:
+            raise gym.error.ResetNeeded("the episode is over: call reset() before step()")
         parsed = parse_action(str(action)[:MAX_ACTION_CHARS])
-        verdict = self.score(parsed.calls, parsed.errors)
+        self._calls.extend(parsed.calls)
+        self._malformed.extend(parsed.errors)
+        self._steps += 1
+        if not self._settled(replied=not parsed.calls or parsed.answer is not None):
+            return f"Tool result:\n{RECORDED}", 0.0, False, False, {"recorded": len(self._calls),
+                                                                     "task_id": self._task.id}
+        self._done = True
+        verdict = self.score(self._calls, self._malformed)
         # (not "error": in spade-gym's info dicts that key means the environment itself failed)
         info = {"valid": verdict.valid, "reason": verdict.error, "reason_type": verdict.error_type,
-                "calls": [{"name": c.name, "arguments": c.arguments} for c in parsed.calls],
+                "calls": [{"name": c.name, "arguments": c.arguments} for c in self._calls],
                 "task_id": self._task.id}
         reward = 1.0 if verdict.valid else 0.0
         observation = "Correct." if verdict.valid else f"Incorrect ({verdict.error_type}). Score: 0."
         return observation, reward, True, False, info
+
+    def _settled(self, *, replied: bool) -> bool:
+        """Whether to score now: the agent's reply is complete, or no later call can change the verdict."""
+        if replied or self._steps >= MAX_STEPS:
+            return True
+        if self.mode in ("irrelevance", "relevance"):
+            return bool(self._calls)  # one call decides both
+        return bool(self._malformed) or len(self._calls) > len(self._task.ground_truth)
 
     def score(self, calls: Iterable[ToolCall], malformed: Iterable[str] = ()) -> Verdict:
         """The current task's verdict on ``calls``; ``malformed`` are blocks that did not parse."""
@@ -363,14 +397,17 @@ class BfclEnv(gym.Env[str, str]):
     # Privileged access, used through spade_gym.privileged(env) only.
 
     def _privileged_solution(self) -> str:
-        """One possible answer as action text: the calls, or a plain answer where none is right."""
+        """One possible answer as action text: the calls then ``<answer>done</answer>`` (which ends
+        the reply), or only an answer where no call is right."""
         if self._task is None:
             raise gym.error.ResetNeeded("call reset() before asking for the solution")
         if self.mode == "irrelevance":
             return format_answer(NO_CALL_ANSWER)
         if self.mode == "relevance":  # BFCL only checks that some function is called
-            return format_calls([ToolCall(shown_names(self._task.functions)[self._task.functions[0]["name"]], {})])
-        return format_calls(reference_calls(self._task))
+            calls = [ToolCall(shown_names(self._task.functions)[self._task.functions[0]["name"]], {})]
+        else:
+            calls = reference_calls(self._task)
+        return format_calls(calls) + "\n" + format_answer("done")
 
     def _privileged_hint(self) -> str | None:
         return None
