@@ -85,7 +85,10 @@ def test_http_designer_with_repair_and_rejection(server, tmp_path, monkeypatch):
     assert all(p.with_suffix(".report.json").exists() for p in rejected)
 
     # every request and result is in the log
-    records = [json.loads(line) for line in log.read_text().splitlines()]
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    header, records = lines[0], lines[1:]
+    assert header["event"] == "run" and header["settings"]["attempts"] == 2 and header["settings"]["seed"] == 3
+    assert header["designer"] == {"model": "designer-x", "backend": "openai"}
     assert [r["attempt"] for r in records] == [1, 2, 1, 2]
     assert [r.get("accepted") for r in records] == [False, True, False, False]
     assert all("completion" in r and "messages" in r for r in records)
@@ -118,7 +121,7 @@ def test_tagged_replay_list_sets_targets(tmp_path):
     assert summary["n_accepted"] == 2
     cards = {e.card.skill: e.card for e in Suite(tmp_path / "s").entries()}
     assert set(cards) == {"Memory Recall", "Mathematical Reasoning"}
-    assert cards["Memory Recall"].provenance["designer"] == "a careful human"
+    assert cards["Memory Recall"].provenance["designer"] == "a careful human (replay)"
     assert cards["Memory Recall"].multi_turn is True and cards["Mathematical Reasoning"].multi_turn is False
 
 

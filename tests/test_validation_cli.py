@@ -106,7 +106,7 @@ def test_import_registers_valid_programs_with_cards(runner, tmp_path):
     assert emoji.multi_turn and emoji.difficulty_levels == ["easy", "medium", "hard"]
     assert emoji.hint.startswith("The sequence has")  # the program's own hint() on the first seed
     assert hunt.provenance["source"] == "import" and hunt.provenance["file"] == guess.name
-    assert hunt.provenance["designer"] == "unknown" and hunt.provenance["imported"]
+    assert hunt.provenance["designer"] == "unknown model (import)" and hunt.provenance["imported"]
     assert hunt.validation["valid"] is True and len(hunt.validation["checks"]) == 13
 
     assert "spade/HuntCards-v0" in register_suite(suite_dir)

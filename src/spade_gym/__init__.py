@@ -21,9 +21,10 @@ from spade_gym.errors import (  # noqa: E402
     RegistryError,
     SandboxError,
     SpadeError,
+    SuiteWarning,
 )
 from spade_gym.registry import Card, Suite, register_suite  # noqa: E402
-from spade_gym.registry.registration import register_default_suites  # noqa: E402
+from spade_gym.registry.registration import install_unknown_id_message, register_default_suites  # noqa: E402
 
 
 def load_source(source: str, **kwargs: Any) -> SpadeEnv:
@@ -51,10 +52,11 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'spade_gym' has no attribute {name!r}")
 
 
+install_unknown_id_message()
 register_default_suites()
 
 __all__ = [
     "Card", "HintWrapper", "IntegrityError", "PolicyViolation", "PrivilegedInfo", "ProgramError",
-    "ProgramTimeout", "RegistryError", "SandboxError", "SpadeEnv", "SpadeError", "Suite", "UnicodeText",
-    "load_source", "make", "privileged", "register_suite", "tools",
+    "ProgramTimeout", "RegistryError", "SandboxError", "SpadeEnv", "SpadeError", "Suite", "SuiteWarning",
+    "UnicodeText", "load_source", "make", "privileged", "register_suite", "tools",
 ]

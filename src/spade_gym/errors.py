@@ -108,3 +108,8 @@ class IntegrityError(RegistryError):
 
 class ConfigError(SpadeError):
     """A configuration value (preset, CLI option, config file) is invalid."""
+
+
+class SuiteWarning(UserWarning):
+    """A suite (or an entry of one) was skipped, or shadows another: registration goes on
+    without it, because one bad directory must never stop ``import spade_gym``."""

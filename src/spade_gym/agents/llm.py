@@ -7,18 +7,29 @@ from concurrent.futures import ThreadPoolExecutor
 from spade_gym import toolcalls
 from spade_gym.agents.base import ActRequest, AgentReply
 from spade_gym.agents.toolchat import after_thinking
-from spade_gym.generate.backends import BackendError, OpenAIBackend, TransformersBackend
+from spade_gym.generate.backends import BackendError, EndpointUnreachable, OpenAIBackend, TransformersBackend
 
 
 class OpenAIAgent:
-    """Sends each episode's conversation to a chat-completions endpoint, concurrently."""
+    """Sends each episode's conversation to a chat-completions endpoint, concurrently.
+
+    The endpoint is checked once when the agent is built, so a dead or mistyped server
+    fails at once. A request that fails (HTTP error) ends that episode with the error
+    recorded; an endpoint that stops answering altogether raises
+    :class:`~spade_gym.generate.backends.EndpointUnreachable` and ends the whole run.
+    """
 
     name = "openai"
 
     def __init__(self, base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY",
                  temperature: float = 0.6, max_tokens: int = 2048, concurrency: int = 8, timeout: float = 120.0):
         self.backend = OpenAIBackend(base_url, model, api_key_env=api_key_env, timeout=timeout,
-                                     concurrency=concurrency)
+                                     concurrency=concurrency, role="agent")
+        try:
+            self.backend.check_endpoint()
+        except BackendError:
+            self.backend.close()
+            raise
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="spade-agent")
@@ -28,8 +39,10 @@ class OpenAIAgent:
             # A tool-use episode sends its tools natively; the reply's tool_calls become actions.
             completion = self.backend.complete(request.messages, n=1, temperature=self.temperature,
                                                max_tokens=self.max_tokens, tools=request.tools)[0]
+        except EndpointUnreachable:
+            raise
         except BackendError as exc:
-            # An unreachable agent answers nothing; the episode records the failure.
+            # A failed request answers nothing; the episode records the failure.
             return AgentReply("", extra={"error": str(exc)})
         return AgentReply(completion.text, completion.prompt_tokens, completion.completion_tokens,
                           tool_calls=completion.tool_calls)

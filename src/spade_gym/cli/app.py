@@ -12,10 +12,12 @@ import functools
 import importlib
 import os
 import sys
+import warnings
 
 import click
 
 from spade_gym import __version__
+from spade_gym.display import printable
 from spade_gym.errors import SpadeError
 
 #: Exit status for usage errors (click's own convention).
@@ -69,7 +71,7 @@ def handle_errors(func):
         except SpadeError as exc:
             if os.environ.get("SPADE_GYM_DEBUG"):
                 raise
-            message = str(exc).strip().splitlines()
+            message = printable(str(exc).strip()).splitlines()
             click.echo(f"Error: {message[0] if message else type(exc).__name__}", err=True)
             for line in message[1:6]:
                 click.echo(f"  {line}", err=True)
@@ -79,6 +81,22 @@ def handle_errors(func):
             sys.exit(130)
 
     return wrapper
+
+
+#: Libraries whose deprecation notices say nothing a spade-gym user can act on.
+NOISY_LIBRARIES = ("transformers", "trl", "torch", "accelerate", "peft", "datasets", "huggingface_hub")
+
+
+def quiet_library_noise() -> None:
+    """Keep the output to what spade-gym says: the training and model libraries'
+    FutureWarning/DeprecationWarning notices (one per call, often per iteration) are
+    filtered; their real warnings and errors still show. ``SPADE_GYM_DEBUG=1`` keeps all."""
+    if os.environ.get("SPADE_GYM_DEBUG"):
+        return
+    pattern = r"(%s)(\.|$)" % "|".join(NOISY_LIBRARIES)
+    for category in (FutureWarning, DeprecationWarning, PendingDeprecationWarning):
+        warnings.filterwarnings("ignore", category=category, module=pattern)
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -92,5 +110,6 @@ def main():
     \b
     Example:
       spade-gym list --skill "Logical Deduction"
-      spade-gym play spade/NumberHunt-v0 --seed 3
+      spade-gym play spade/DigitVault-v0 --seed 3
     """
+    quiet_library_noise()

@@ -9,12 +9,24 @@ from pathlib import Path
 import click
 
 from spade_gym.cli.app import handle_errors
-from spade_gym.cli.common import echo_json
+from spade_gym.cli.common import echo_json, safe_markup
+from spade_gym.generate.backends import BackendError
 from spade_gym.generate.prompts import SKILLS
+
+#: Backend constructor arguments from the command line, per backend.
+BACKEND_ARGUMENTS = {
+    "openai": lambda o: {"model": o["model"], "base_url": o["base_url"], "api_key_env": o["api_key_env"],
+                         "concurrency": o["concurrency"]},
+    "transformers": lambda o: {"model": o["model"]},
+    "replay": lambda o: {"path": o["model"]},
+}
+#: Options a replay takes from its log, because they shape the requests (a replay
+#: with other values asks for other (target, attempt) completions than were recorded).
+REPLAYED_SETTINGS = ("attempts", "seed", "temperature", "max_tokens", "multi_turn_ratio", "difficulty", "memory_k")
 
 
 @click.command("generate")
-@click.option("--backend", type=click.Choice(["openai", "transformers", "replay"]), required=True,
+@click.option("--backend", type=click.Choice(list(BACKEND_ARGUMENTS)), required=True,
               help="Where completions come from.")
 @click.option("--model", required=True,
               help="openai: model name on the server; transformers: checkpoint directory; "
@@ -32,7 +44,8 @@ from spade_gym.generate.prompts import SKILLS
 @click.option("--multi-turn-ratio", type=click.FloatRange(0, 1), default=0.5, show_default=True,
               help="Fraction of targets asked to be genuinely multi-turn.")
 @click.option("--attempts", type=click.IntRange(min=1), default=3, show_default=True,
-              help="Completions per target: the first design plus repairs fed with the validator's summary.")
+              help="Completions per target: the first design plus repairs fed with the validator's summary "
+                   "(a replay takes it, and every other request setting, from its log).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True,
               help="Targets designed and validated at the same time.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for targets, prompts and sampling.")
@@ -40,10 +53,12 @@ from spade_gym.generate.prompts import SKILLS
 @click.option("--max-tokens", type=click.IntRange(min=16), default=8192, show_default=True)
 @click.option("--log", "log_path", type=click.Path(dir_okay=False),
               help="Append every request and result here (default: generate-<time>.jsonl next to the suite).")
-@click.option("--designer", help="Who designed the environments, recorded on each card (default: backend:model).")
+@click.option("--designer", help="The designer model named on each card with the backend (default: --model; "
+              "for a replay, the model recorded in the log).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.pass_context
 @handle_errors
-def command(backend, model, base_url, api_key_env, n, suite, skills, corpus, multi_turn_ratio, attempts,
+def command(ctx, backend, model, base_url, api_key_env, n, suite, skills, corpus, multi_turn_ratio, attempts,
             concurrency, seed, temperature, max_tokens, log_path, designer, as_json):
     """Design environments with a model: prompt, parse, validate, repair, register.
 
@@ -66,22 +81,28 @@ def command(backend, model, base_url, api_key_env, n, suite, skills, corpus, mul
     from spade_gym.registry import register_suite
 
     suite_path = Path(suite)
-    if backend == "replay":
-        designer_backend = make_backend("replay", path=model)
-    elif backend == "openai":
-        designer_backend = make_backend("openai", model=model, base_url=base_url, api_key_env=api_key_env,
-                                        concurrency=concurrency)
-    else:
-        designer_backend = make_backend("transformers", model=model)
+    options = dict(model=model, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency)
+    if base_url is not None and backend != "openai":
+        raise click.UsageError(f"--base-url only applies to --backend openai, not {backend}")
+    designer_backend = make_backend(backend, **BACKEND_ARGUMENTS[backend](options))
+    check_endpoint = getattr(designer_backend, "check_endpoint", None)
+    if check_endpoint is not None:
+        try:
+            check_endpoint()
+        except BaseException:
+            designer_backend.close()
+            raise
+    settings = dict(multi_turn_ratio=multi_turn_ratio, attempts=attempts, seed=seed, temperature=temperature,
+                    max_tokens=max_tokens)
+    settings.update(_replayed_settings(ctx, getattr(designer_backend, "settings", None) or {}))
     targets = ()
     console = Console(stderr=as_json)
     if backend == "replay" and not skills and n is None:
         targets = tuple(replay_targets(designer_backend) or ())
         if targets and not designer_backend.keyed and concurrency > 1:
             concurrency = 1  # an in-order log maps completion i to target i only sequentially
-    config = GenerateConfig(n=1 if n is None else n, skills=tuple(skills), multi_turn_ratio=multi_turn_ratio,
-                            attempts=attempts, concurrency=concurrency, seed=seed, temperature=temperature,
-                            max_tokens=max_tokens, designer=designer, targets=targets)
+    config = GenerateConfig(n=1 if n is None else n, skills=tuple(skills), concurrency=concurrency,
+                            designer=designer, targets=targets, **settings)
     if log_path is None:
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         log_path = suite_path.parent / f"generate-{stamp}.jsonl"
@@ -108,8 +129,28 @@ def command(backend, model, base_url, api_key_env, n, suite, skills, corpus, mul
     register_suite(suite_path)
     if as_json:
         echo_json({**summary.to_dict(), "log": str(log_path), "suite": str(suite_path)})
-        return
-    _print_summary(console, summary, log_path, suite_path)
+    else:
+        _print_summary(console, summary, log_path, suite_path)
+    backend_failures = [r for r in summary.results if r.failures and r.failures[-1] == "backend"]
+    if summary.results and len(backend_failures) == len(summary.results):
+        raise BackendError(f"the designer backend failed on every target; first error: "
+                                 f"{backend_failures[0].last_summary}")
+
+
+def _replayed_settings(ctx: click.Context, recorded: dict) -> dict:
+    """The request settings a replay log recorded; an option given on the command line
+    with another value is an error (it would not reproduce the log)."""
+    out = {}
+    for name in REPLAYED_SETTINGS:
+        if name not in recorded:
+            continue
+        given = ctx.params.get(name)
+        if (name in ctx.params and ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+                and given != recorded[name]):
+            raise click.UsageError(f"--{name.replace('_', '-')} {given} differs from the replayed log's "
+                                   f"{recorded[name]}; a replay takes it from the log, so drop the option")
+        out[name] = recorded[name]
+    return out
 
 
 def _print_summary(console, summary, log_path, suite_path) -> None:
@@ -124,8 +165,8 @@ def _print_summary(console, summary, log_path, suite_path) -> None:
     table.add_column("attempts")
     table.add_column("failed checks")
     for r in summary.results:
-        table.add_row(str(r.target.index), r.target.skill, r.env_id or "[red]rejected", str(r.attempts),
-                      ", ".join(r.failures) or "-")
+        table.add_row(str(r.target.index), r.target.skill, safe_markup(r.env_id) if r.env_id else "[red]rejected",
+                      str(r.attempts), ", ".join(r.failures) or "-")
     console.print(table)
     failures = summary.failure_counts()
     if failures:

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from spade_gym.cli.app import handle_errors
-from spade_gym.cli.common import echo_json
+from spade_gym.cli.common import echo_json, safe_markup
 from spade_gym.cli.validate_cmd import display_path, collect_programs, read_program, run_with_progress
 
 #: The reference implementation's file names: ``game_<rollout>_<index>_<skill_slug>.py``.
@@ -65,25 +65,13 @@ def hint_for(path: Path, hints: dict[str, str]) -> str | None:
 
 
 def build_card(path: Path, report, skill: str, hint: str | None, source: str):
-    from spade_gym.contract import DEFAULT_MAX_TURNS, program_kind
-    from spade_gym.registry import Card, env_name_from_class
+    from spade_gym.contract import program_kind
+    from spade_gym.registry import Card, designer_label
 
-    details = report.details
-    return Card(
-        name=env_name_from_class(details.get("class_name") or report.name),
-        version=0,
-        skill=skill,
-        description=description_for(details),
-        hint=hint if hint is not None else details.get("hint"),
-        max_turns=int(details.get("max_turns") or DEFAULT_MAX_TURNS),
-        sha256="",  # set by Suite.add from the source
-        multi_turn=bool(details.get("multi_turn")),
-        kind=program_kind(source),
-        class_name=details.get("class_name"),
-        difficulty_levels=list(details.get("difficulty_levels") or []),
-        provenance={"source": "import", "file": path.name,
-                    "imported": datetime.now(timezone.utc).isoformat(timespec="seconds"), "designer": "unknown"},
-        validation=report.card_summary(),
+    return Card.from_report(
+        report, skill=skill, hint=hint, description=description_for(report.details), kind=program_kind(source),
+        provenance={"source": "import", "designer": designer_label(None, "import"), "file": path.name,
+                    "imported": datetime.now(timezone.utc).isoformat(timespec="seconds")},
     )
 
 
@@ -159,7 +147,6 @@ def command(paths, suite_dir, hints_file, skill, workers, as_json):
 
 def _print(suite, accepted: list[dict], rejected: list[dict]) -> None:
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
@@ -168,10 +155,10 @@ def _print(suite, accepted: list[dict], rejected: list[dict]) -> None:
         for column in ("file", "id", "status"):
             table.add_column(column, overflow="fold")
         for row in accepted:
-            table.add_row(escape(row["file"]), row["id"], row["status"])
+            table.add_row(safe_markup(row["file"]), row["id"], row["status"])
         console.print(table)
     for row in rejected:
-        console.print(f"\n[red]Rejected[/red] [bold]{escape(row['file'])}[/bold]")
-        console.print(escape(row["reason"]), highlight=False)
+        console.print(f"\n[red]Rejected[/red] [bold]{safe_markup(row['file'])}[/bold]")
+        console.print(safe_markup(row["reason"]), highlight=False)
     console.print(f"\n{len(accepted)} accepted, {len(rejected)} rejected.",
                   style="green" if not rejected else "red")

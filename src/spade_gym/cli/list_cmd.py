@@ -7,13 +7,18 @@ from pathlib import Path
 import click
 
 from spade_gym.cli.app import handle_errors
-from spade_gym.cli.common import echo_json
-from spade_gym.registry import Suite, register_suite, registered_entries
+from spade_gym.cli.common import echo, echo_json, existing_suite, safe_markup
+from spade_gym.registry import CARD_KINDS, Suite, register_suite, registered_entries
+
+
+def _matches(value: str, wanted: str | None) -> bool:
+    return wanted is None or value.lower().replace("_", " ") == wanted.lower().replace("_", " ")
 
 
 def collect(suite: str | None, skill: str | None, kind: str | None = None) -> list[dict]:
+    """One row per environment (registered ones, or those of ``suite``), filtered."""
     if suite:
-        register_suite(suite)
+        register_suite(existing_suite(suite))
         entries = Suite(suite).entries(strict=False)
     else:
         entries = []
@@ -26,9 +31,7 @@ def collect(suite: str | None, skill: str | None, kind: str | None = None) -> li
     rows = []
     for entry in sorted(entries, key=lambda e: e.id):
         card = entry.card
-        if skill and card.skill.lower().replace("_", " ") != skill.lower().replace("_", " "):
-            continue
-        if kind and card.kind != kind:
+        if not (_matches(card.skill, skill) and _matches(card.kind, kind)):
             continue
         rows.append({
             "id": card.id, "kind": card.kind, "skill": card.skill, "multi_turn": card.multi_turn,
@@ -43,7 +46,8 @@ def markdown_table(rows: list[dict]) -> str:
     lines = ["| id | kind | skill | multi-turn | description |", "|---|---|---|---|---|"]
     for row in rows:
         description = " ".join(row["description"].split()).replace("|", "\\|")
-        lines.append(f"| `{row['id']}` | {row['kind']} | {row['skill']} | {'yes' if row['multi_turn'] else 'no'} "
+        skill = row["skill"].replace("|", "\\|")
+        lines.append(f"| `{row['id']}` | {row['kind']} | {skill} | {'yes' if row['multi_turn'] else 'no'} "
                      f"| {description} |")
     return "\n".join(lines) + "\n"
 
@@ -76,7 +80,7 @@ def markdown_document(rows: list[dict], command: str) -> str:
 @click.command("list")
 @click.option("--suite", type=click.Path(file_okay=False), help="List this suite directory instead of the registered ones.")
 @click.option("--skill", help='Only environments of this skill (e.g. "Logical Deduction").')
-@click.option("--kind", type=click.Choice(["game", "tool-use"]), help="Only games, or only tool-use environments.")
+@click.option("--kind", type=click.Choice(CARD_KINDS), help="Only games, or only tool-use environments.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--markdown", is_flag=True, help="Print a markdown document: counts per skill and the table "
               "(the format of envs_generated/README.md).")
@@ -96,7 +100,7 @@ def command(suite, skill, kind, as_json, markdown):
         return
     if markdown:
         where = f" --suite {suite}" if suite else ""
-        click.echo(markdown_document(rows, f"spade-gym list{where} --markdown"), nl=False)
+        echo(markdown_document(rows, f"spade-gym list{where} --markdown"), nl=False)
         return
     from rich.console import Console
     from rich.table import Table
@@ -105,5 +109,6 @@ def command(suite, skill, kind, as_json, markdown):
     for column in ("id", "kind", "skill", "multi-turn", "description"):
         table.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(row["id"], row["kind"], row["skill"], "yes" if row["multi_turn"] else "no", row["description"])
+        table.add_row(safe_markup(row["id"]), row["kind"], safe_markup(row["skill"], newlines=False),
+                      "yes" if row["multi_turn"] else "no", safe_markup(row["description"], newlines=False))
     Console().print(table)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from spade_gym.cli.app import handle_errors
-from spade_gym.cli.common import resolve_entry
+from spade_gym.cli.common import printable, resolve_entry
 
 
 def _input(prompt: str) -> str:
@@ -30,21 +30,20 @@ def command(env_id, seed, hint, difficulty, suite, show_solution):
 
     \b
     Example:
-      spade-gym play spade/NumberHunt-v0 --seed 3 --hint
+      spade-gym play spade/DigitVault-v0 --seed 3 --hint
     """
-    from spade_gym.env import HintWrapper, SpadeEnv, privileged
+    from spade_gym.env import privileged
+    from spade_gym.registry import make_env
 
     entry = resolve_entry(env_id, suite)
     kwargs = {"difficulty": difficulty} if difficulty else {}
-    env = SpadeEnv(env_dir=entry.directory, **kwargs)
-    if hint:
-        env = HintWrapper(env)
+    env = make_env(env_dir=str(entry.directory), hint=hint, **kwargs)
     total = 0.0
     try:
         obs, info = env.reset(seed=seed)
         click.secho(f"{entry.id}  (seed {env.unwrapped.last_program_seed}, up to {env.unwrapped.max_turns} turns)",
                     bold=True)
-        click.echo(obs)
+        click.echo(printable(obs))
         while True:
             try:
                 text = _input("\n> ")
@@ -56,17 +55,17 @@ def command(env_id, seed, hint, difficulty, suite, show_solution):
             action = text if "\\boxed{" in text else "\\boxed{" + text.strip() + "}"
             obs, reward, terminated, truncated, info = env.step(action)
             total += reward
-            click.echo(obs)
+            click.echo(printable(obs))
             if reward:
                 click.secho(f"[reward {reward:+g}]", fg="cyan")
             if terminated or truncated:
                 if "error" in info:
-                    click.secho(f"The environment failed: {info['error']['message']}", fg="red")
+                    click.secho(f"The environment failed: {printable(info['error']['message'])}", fg="red")
                 won = terminated and reward > 0
                 click.secho(f"\n{'You won' if won else 'Episode over'} after {info['turn']} turn(s); "
                             f"total reward {total:g}.", fg="green" if won else "yellow", bold=True)
                 if show_solution and not won and "error" not in info:
-                    click.echo(f"(the solution for the final state: {privileged(env).solution()})")
+                    click.echo(f"(the solution for the final state: {printable(privileged(env).solution())})")
                 return
     finally:
         env.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from spade_gym.cli.app import handle_errors
-from spade_gym.cli.common import echo_json, resolve_entry
+from spade_gym.cli.common import echo_json, printable, resolve_entry, safe_markup
 
 
 @click.command("show")
@@ -19,7 +19,7 @@ def command(env_id, suite, as_json, no_source):
 
     \b
     Example:
-      spade-gym show spade/NumberHunt-v0
+      spade-gym show spade/DigitVault-v0
     """
     entry = resolve_entry(env_id, suite)
     source = entry.read_source()
@@ -32,26 +32,38 @@ def command(env_id, suite, as_json, no_source):
     from rich.syntax import Syntax
 
     console = Console()
+    one_line = lambda value: safe_markup(value, newlines=False)  # noqa: E731
     lines = [
-        f"[bold]{card.id}[/bold]  ({card.skill}, {'multi-turn' if card.multi_turn else 'single-turn'}, "
-        f"max {card.max_turns} turns)",
-        card.description,
-        f"hint: {card.hint or '-'}",
-        f"difficulty levels: {', '.join(card.difficulty_levels) or '-'}",
+        f"[bold]{one_line(card.id)}[/bold]  ({one_line(card.skill)}, {card.kind}, "
+        f"{'multi-turn' if card.multi_turn else 'single-turn'}, max {card.max_turns} turns)",
+        safe_markup(card.description),
+        f"hint: {safe_markup(card.hint or '-')}",
+        f"difficulty levels: {one_line(', '.join(card.difficulty_levels) or '-')}",
         f"sha256: {card.sha256}",
-        f"provenance: {', '.join(f'{k}={v}' for k, v in card.provenance.items()) or '-'}",
-        f"directory: {entry.directory}",
+        f"provenance: {one_line(', '.join(f'{k}={v}' for k, v in card.provenance.items()) or '-')}",
+        f"directory: {one_line(entry.directory)}",
     ]
-    console.print(Panel("\n".join(lines), title="card"))
+    console.print(Panel("\n".join(lines), title="card"), highlight=False)
     if not no_source:
-        console.print(Syntax(source, "python", line_numbers=True))
+        console.print(Syntax(printable(source), "python", line_numbers=True))
     validation = card.validation or {}
     if validation:
         status = "[green]valid[/green]" if validation.get("valid") else "[red]invalid[/red]"
         body = [status]
-        for check in validation.get("checks", []):
+        for check in validation.get("checks", []) if isinstance(validation.get("checks"), list) else []:
+            check = check if isinstance(check, dict) else {}
             mark = "[green]✓[/green]" if check.get("passed") else "[red]✗[/red]"
-            body.append(f"{mark} {check.get('name')}: {check.get('message', '')}")
-        console.print(Panel("\n".join(body), title="validation"))
+            body.append(f"{mark} {one_line(check.get('name'))}: {one_line(check.get('message', ''))}")
+        # Whatever else the validator recorded (e.g. a per-level profile, probe seeds).
+        for key, value in validation.items():
+            if key not in ("valid", "checks"):
+                body.append(f"{one_line(key)}: {one_line(_compact(value))}")
+        console.print(Panel("\n".join(body), title="validation"), highlight=False)
     else:
         console.print("validation: not recorded on the card")
+
+
+def _compact(value) -> str:
+    import json
+
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)

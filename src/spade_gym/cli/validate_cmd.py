@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from spade_gym.cli.app import handle_errors
-from spade_gym.cli.common import echo_json
+from spade_gym.cli.common import echo_json, safe_markup
 
 
 def collect_programs(paths: tuple[Path, ...]) -> list[Path]:
@@ -102,20 +102,20 @@ def command(paths, hint, suite, workers, as_json):
 
 def _print_reports(paths: list[str], reports) -> None:
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
     if len(reports) == 1:
         report = reports[0]
-        table = Table(title=f"{paths[0]} ({report.details.get('class_name') or 'no environment class'})")
+        table = Table(title=safe_markup(f"{paths[0]} ({report.details.get('class_name') or 'no environment class'})",
+                                         newlines=False))
         for column in ("check", "result", "message", "time"):
             table.add_column(column, overflow="fold")
         for check in report.checks:
             mark = "[yellow]skipped[/yellow]" if check.skipped else "[green]pass[/green]" if check.passed \
                 else "[red]FAIL[/red]"
             first_line = check.message.splitlines()[0] if check.message else ""
-            table.add_row(check.name, mark, escape(first_line), f"{check.seconds:.2f}s")
+            table.add_row(check.name, mark, safe_markup(first_line), f"{check.seconds:.2f}s")
         console.print(table)
     else:
         table = Table(title=f"{len(reports)} program(s)")
@@ -123,12 +123,12 @@ def _print_reports(paths: list[str], reports) -> None:
             table.add_column(column, overflow="fold")
         for path, report in zip(paths, reports):
             result = "[green]valid[/green]" if report.valid else "[red]invalid[/red]"
-            table.add_row(escape(path), escape(report.details.get("class_name") or "-"), result,
+            table.add_row(safe_markup(path), safe_markup(report.details.get("class_name") or "-"), result,
                           ", ".join(c.name for c in report.failures) or "-", f"{report.seconds:.2f}s")
         console.print(table)
     for path, report in zip(paths, reports):
         if not report.valid:
-            console.print(f"\n[bold]{escape(path)}[/bold]")
-            console.print(escape(report.summary()), highlight=False)
+            console.print(f"\n[bold]{safe_markup(path)}[/bold]")
+            console.print(safe_markup(report.summary()), highlight=False)
     valid = sum(r.valid for r in reports)
     console.print(f"\n{valid} of {len(reports)} valid.", style="green" if valid == len(reports) else "red")

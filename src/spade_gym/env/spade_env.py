@@ -23,71 +23,60 @@ reachable only through :func:`spade_gym.privileged`.
 from __future__ import annotations
 
 import copy
-import os
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
-from spade_gym.contract import DEFAULT_MAX_TURNS, TOOL_USE_KIND, program_kind
+from spade_gym.contract import TOOL_USE_KIND, program_kind
+from spade_gym.env import episode
+from spade_gym.env.episode import ERROR_OBSERVATION, MAX_ACTION_CHARS, TURN_SLACK  # noqa: F401 - public names
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.errors import SandboxError, SpadeError
-from spade_gym.registry.card import Card
-from spade_gym.registry.suite import CARD_FILE, ENV_FILE, read_verified_source
-
-#: Largest action the env forwards to a program (characters); longer text is cut.
-MAX_ACTION_CHARS = 100_000
-#: Extra turns past ``max_turns`` before spade-gym truncates an episode itself.
-TURN_SLACK = 2
-#: Observation an agent sees when the environment program failed.
-ERROR_OBSERVATION = "[The environment failed and this episode has ended. Please continue with a new episode.]"
 
 
 class SpadeEnv(gym.Env[str, str]):
-    """A sandboxed SPADE program. Build it with ``gym.make("spade/<Name>-v<N>")``,
-    :func:`spade_gym.load_source` or ``SpadeEnv(env_dir=...)``."""
+    """A sandboxed SPADE program. Build it with ``gym.make("spade/<Name>-v<N>")`` (the
+    registry checks the program against its card first) or :func:`spade_gym.load_source`.
+
+    ``fallback_max_turns`` and ``fallback_hint`` are what the caller knows about the
+    program when it does not say itself (the registry passes its card's values);
+    ``card`` is stored as :attr:`card` for callers and never read here.
+    """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(
         self,
-        source: str | None = None,
+        source: str,
         *,
-        env_dir: str | os.PathLike | None = None,
-        card: Card | None = None,
         max_turns: int | None = None,
         limits=None,
         render_mode: str | None = None,
         max_observation_chars: int | None = None,
+        fallback_max_turns: int | None = None,
+        fallback_hint: str | None = None,
+        card: Any = None,
         **program_kwargs: Any,
     ):
         from spade_gym.sandbox import DEFAULT_LIMITS, ProgramHandle
 
-        if (source is None) == (env_dir is None):
-            raise TypeError("give exactly one of source= (program text) or env_dir= (a suite entry)")
-        if env_dir is not None:
-            env_dir = Path(env_dir)
-            card = card or Card.load(env_dir / CARD_FILE)
-            source = read_verified_source(env_dir / ENV_FILE, card.sha256)
+        if "env_dir" in program_kwargs:
+            raise TypeError("SpadeEnv takes program text; build a suite entry with gym.make(id) or "
+                            "spade_gym.registry.make_env(env_dir=...)")
+        if not isinstance(source, str):
+            raise TypeError(f"source must be the program text (str), got {type(source).__name__}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.card = card
         self.render_mode = render_mode
         self.limits = limits or DEFAULT_LIMITS
-        # max_turns goes to the program only when the caller asks for it: a program may size
-        # its turn budget by difficulty, and the card records only the default level's.
-        kwargs = dict(program_kwargs)
-        if max_turns is not None:
-            kwargs["max_turns"] = int(max_turns)
-        self.program_kwargs = kwargs
-        self._handle = ProgramHandle(source, kwargs=kwargs, limits=self.limits)
-        info = self._handle.info
-        fallback = card.max_turns if card is not None else DEFAULT_MAX_TURNS
-        self.max_turns = int(max_turns or info.get("max_turns") or fallback)
-        obs_chars = max_observation_chars or self.limits.max_observation_chars
-        self.observation_space = UnicodeText(obs_chars)
+        self.program_kwargs = episode.program_kwargs(max_turns, program_kwargs)
+        self._fallback_hint = fallback_hint
+        self._handle = ProgramHandle(source, kwargs=self.program_kwargs, limits=self.limits)
+        self.program_info = self._handle.info
+        self.max_turns = episode.turn_budget(max_turns, self.program_info, fallback_max_turns)
+        self.observation_space = UnicodeText(max_observation_chars or self.limits.max_observation_chars)
         self.action_space = UnicodeText(MAX_ACTION_CHARS)
-        self.program_info = info
         #: ``"tool-use"`` or ``"game"``, read from the program text (never from the worker).
         self.kind = program_kind(source)
         self._tools: list[dict] | None = None
@@ -113,20 +102,23 @@ class SpadeEnv(gym.Env[str, str]):
             if self.kind == TOOL_USE_KIND:
                 self._tools = self._handle.tools()
         except SandboxError as exc:
-            self._failed = _error_info(exc, "reset")
-            self._transcript.append(f"Observation:\n{ERROR_OBSERVATION}")
-            return ERROR_OBSERVATION, self._info({}, error=self._failed)
+            return self.fail_episode(exc, "reset")
         self._transcript.append(f"Observation:\n{obs}")
         info = self._info(program_info)
         if self._tools is not None:
             info["tools"] = copy.deepcopy(self._tools)
         return obs, info
 
+    def fail_episode(self, exc: SandboxError, where: str) -> tuple[str, dict]:
+        """End the current episode because the program failed in ``where`` (e.g. its
+        ``hint()`` raised after a good ``reset``): the agent sees the error observation,
+        and the next ``step`` returns ``truncated=True``. Returns (observation, info)."""
+        self._failed = episode.error_info(exc, where)
+        self._transcript.append(f"Observation:\n{ERROR_OBSERVATION}")
+        return ERROR_OBSERVATION, self._info({}, error=self._failed)
+
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
-        if not isinstance(action, str):
-            action = str(action)
-        if len(action) > MAX_ACTION_CHARS:
-            action = action[:MAX_ACTION_CHARS]
+        action = episode.clip_action(action)
         self._turn += 1
         self._transcript.append(f"Action:\n{action}")
         if self._failed is not None:
@@ -134,14 +126,14 @@ class SpadeEnv(gym.Env[str, str]):
         try:
             obs, reward, terminated, truncated, program_info = self._handle.step(action)
         except SandboxError as exc:
-            self._failed = _error_info(exc, "step")
+            self._failed = episode.error_info(exc, "step")
             self._ended = True
             self._transcript.append(f"Observation:\n{ERROR_OBSERVATION}")
             return ERROR_OBSERVATION, 0.0, False, True, self._info({}, error=self._failed)
         info = self._info(program_info)
-        if not (terminated or truncated) and self._turn >= self.max_turns + TURN_SLACK:
+        if not (terminated or truncated) and episode.past_turn_limit(self._turn, self.max_turns):
             truncated = True
-            info["truncated_by"] = "spade-gym turn limit"
+            info["truncated_by"] = episode.TURN_LIMIT_REASON
         self._ended = terminated or truncated
         self._transcript.append(f"Observation:\n{obs}\nReward: {reward:g}"
                                 + (" (terminated)" if terminated else " (truncated)" if truncated else ""))
@@ -161,13 +153,7 @@ class SpadeEnv(gym.Env[str, str]):
     # ------------------------------------------------------------------ helpers
 
     def _info(self, program_info: dict, error: dict | None = None) -> dict:
-        info = dict(program_info)
-        info["turn"] = self._turn
-        info["max_turns"] = self.max_turns
-        info["remaining_turns"] = max(0, self.max_turns - self._turn)
-        if error is not None:
-            info["error"] = error
-        return info
+        return episode.decorate(program_info, self._turn, self.max_turns, error)
 
     # Privileged access, used through spade_gym.privileged(env) only.
 
@@ -176,9 +162,7 @@ class SpadeEnv(gym.Env[str, str]):
 
     def _privileged_hint(self) -> str | None:
         hint = self._handle.hint() if self._handle.info.get("has_hint") else None
-        if hint:
-            return hint
-        return self.card.hint if self.card is not None else None
+        return hint or self._fallback_hint
 
     @property
     def tools(self) -> list[dict]:
@@ -196,9 +180,5 @@ class SpadeEnv(gym.Env[str, str]):
         return self._failed
 
     def __repr__(self) -> str:
-        name = self.card.id if self.card is not None else self.program_info.get("class_name", "program")
+        name = self.spec.id if self.spec is not None else self.program_info.get("class_name", "program")
         return f"<SpadeEnv {name}>"
-
-
-def _error_info(exc: SandboxError, where: str) -> dict:
-    return {"kind": exc.kind, "where": where, "message": str(exc), "lineno": exc.lineno}

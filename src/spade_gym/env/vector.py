@@ -15,7 +15,6 @@ next (auto)reset.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,44 +22,43 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from spade_gym.contract import DEFAULT_MAX_TURNS, TOOL_USE_KIND, program_kind
+from spade_gym.contract import TOOL_USE_KIND, program_kind
+from spade_gym.env import episode
+from spade_gym.env.episode import ERROR_OBSERVATION, MAX_ACTION_CHARS
 from spade_gym.env.spaces import UnicodeText
-from spade_gym.env.spade_env import ERROR_OBSERVATION, MAX_ACTION_CHARS, TURN_SLACK
-from spade_gym.errors import SandboxError
-from spade_gym.registry.card import Card
-from spade_gym.registry.suite import CARD_FILE, ENV_FILE, read_verified_source
+from spade_gym.errors import ConfigError, SandboxError
 
 
 class SpadeVectorEnv(VectorEnv):
+    """``num_envs`` instances of one program (text), batched over a few workers.
+
+    ``fallback_max_turns`` and ``card`` mean what they mean for
+    :class:`~spade_gym.env.SpadeEnv`.
+    """
+
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int, *, env_dir: str | os.PathLike | None = None, source: str | None = None,
-                 card: Card | None = None, num_workers: int | None = None, max_turns: int | None = None,
-                 limits=None, hint: Any = False, **program_kwargs):
+    def __init__(self, num_envs: int, *, source: str, num_workers: int | None = None, max_turns: int | None = None,
+                 limits=None, hint: Any = False, fallback_max_turns: int | None = None, card: Any = None,
+                 **program_kwargs):
         from spade_gym.sandbox import DEFAULT_LIMITS, ProgramHandle
 
         if hint:
-            raise ValueError("hints are not supported by the batched vector env; use "
-                             "gym.make_vec(id, vectorization_mode='sync', hint=True)")
-        if (source is None) == (env_dir is None):
-            raise TypeError("give exactly one of source= or env_dir=")
-        if env_dir is not None:
-            card = card or Card.load(Path(env_dir) / CARD_FILE)
-            source = read_verified_source(Path(env_dir) / ENV_FILE, card.sha256)
+            raise ConfigError("hints are not supported by the batched vector env; use "
+                              "gym.make_vec(id, vectorization_mode='sync', hint=True)")
+        if not isinstance(source, str):
+            raise TypeError(f"source must be the program text (str), got {type(source).__name__}")
         self.num_envs = int(num_envs)
         self.card = card
         self.kind = program_kind(source)
         self.limits = limits or DEFAULT_LIMITS
-        kwargs = dict(program_kwargs)
-        if max_turns is not None:
-            kwargs["max_turns"] = int(max_turns)
+        kwargs = episode.program_kwargs(max_turns, program_kwargs)
         workers = max(1, min(self.num_envs, num_workers or os.cpu_count() or 1))
         sizes = [self.num_envs // workers + (1 if w < self.num_envs % workers else 0) for w in range(workers)]
         self._handles = [ProgramHandle(source, kwargs=kwargs, limits=self.limits, count=n) for n in sizes]
         #: (worker index, instance index within the worker) for each sub-env
         self._slots = [(w, i) for w, n in enumerate(sizes) for i in range(n)]
-        fallback = card.max_turns if card is not None else DEFAULT_MAX_TURNS
-        self.max_turns = int(max_turns or self._handles[0].info.get("max_turns") or fallback)
+        self.max_turns = episode.turn_budget(max_turns, self._handles[0].info, fallback_max_turns)
         self.single_observation_space = UnicodeText(self.limits.max_observation_chars)
         self.single_action_space = UnicodeText(MAX_ACTION_CHARS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -139,6 +137,7 @@ class SpadeVectorEnv(VectorEnv):
     def _reset_result(self, i: int, result: dict):
         self._turns[i] = 0
         self._needs_reset[i] = False
+        tools = None
         if result["ok"] and self.kind == TOOL_USE_KIND:
             # The tools are declared by each episode's reset: one more request per new episode.
             worker, instance = self._slots[i]
@@ -146,14 +145,15 @@ class SpadeVectorEnv(VectorEnv):
                 tools = self._handles[worker].tools(instance)
             except SandboxError as exc:
                 result = {"ok": False, "error": exc}
-            else:
-                result = {"ok": True, "result": [result["result"][0], {**result["result"][1], "tools": tools}]}
         if result["ok"]:
             self._failed[i] = False
             obs, info = result["result"]
-            return obs, self._decorate(dict(info), i)
+            info = self._decorate(info, i)
+            if tools is not None:
+                info["tools"] = tools
+            return obs, info
         self._failed[i] = True
-        return ERROR_OBSERVATION, self._decorate({"error": _error(result["error"], "reset")}, i)
+        return ERROR_OBSERVATION, self._decorate({}, i, episode.error_info(result["error"], "reset"))
 
     def step(self, actions):
         actions = list(actions)
@@ -164,8 +164,7 @@ class SpadeVectorEnv(VectorEnv):
             if self._needs_reset[i]:
                 requests[i] = {"seed": self._next_seed(i)}
             elif not self._failed[i]:
-                action = action if isinstance(action, str) else str(action)
-                requests[i] = {"action": action[:MAX_ACTION_CHARS]}
+                requests[i] = {"action": episode.clip_action(action)}
         results = self._run(requests)
         observations, infos = [], {}
         rewards = np.zeros(self.num_envs, dtype=np.float64)
@@ -175,8 +174,8 @@ class SpadeVectorEnv(VectorEnv):
             if self._needs_reset[i]:
                 obs, info = self._reset_result(i, results[i])
             elif self._failed[i] and i not in results:
-                obs, info = ERROR_OBSERVATION, self._decorate({"error": {"kind": "failed", "where": "reset",
-                                                                         "message": "the episode could not start"}}, i)
+                obs, info = ERROR_OBSERVATION, self._decorate({}, i, {"kind": "failed", "where": "reset",
+                                                                     "message": "the episode could not start"})
                 truncations[i] = True
                 self._needs_reset[i] = True
             else:
@@ -184,36 +183,23 @@ class SpadeVectorEnv(VectorEnv):
                 result = results[i]
                 if result["ok"]:
                     obs, reward, terminated, truncated, info = result["result"]
-                    info = self._decorate(dict(info), i)
-                    if not (terminated or truncated) and self._turns[i] >= self.max_turns + TURN_SLACK:
+                    info = self._decorate(info, i)
+                    if not (terminated or truncated) and episode.past_turn_limit(int(self._turns[i]), self.max_turns):
                         truncated = True
-                        info["truncated_by"] = "spade-gym turn limit"
+                        info["truncated_by"] = episode.TURN_LIMIT_REASON
                     rewards[i], terminations[i], truncations[i] = reward, terminated, truncated
                 else:
                     obs = ERROR_OBSERVATION
-                    info = self._decorate({"error": _error(result["error"], "step")}, i)
+                    info = self._decorate({}, i, episode.error_info(result["error"], "step"))
                     truncations[i] = True
                 self._needs_reset[i] = bool(terminations[i] or truncations[i])
             observations.append(obs)
             infos = self._add_info(infos, info, i)
         return tuple(observations), rewards, terminations, truncations, infos
 
-    def _decorate(self, info: dict, i: int) -> dict:
-        info["turn"] = int(self._turns[i])
-        info["max_turns"] = self.max_turns
-        info["remaining_turns"] = max(0, self.max_turns - int(self._turns[i]))
-        return info
+    def _decorate(self, program_info: dict, i: int, error: dict | None = None) -> dict:
+        return episode.decorate(program_info, int(self._turns[i]), self.max_turns, error)
 
     def close_extras(self, **kwargs):
         for handle in self._handles:
             handle.close()
-
-
-def _error(exc: SandboxError, where: str) -> dict:
-    return {"kind": exc.kind, "where": where, "message": str(exc), "lineno": exc.lineno}
-
-
-def make_vector_env(num_envs: int = 1, *, env_dir: str, **kwargs) -> SpadeVectorEnv:
-    """Vector entry point of every registered id."""
-    kwargs.pop("max_episode_steps", None)
-    return SpadeVectorEnv(num_envs, env_dir=env_dir, **kwargs)

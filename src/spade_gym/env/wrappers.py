@@ -6,10 +6,12 @@ from typing import Any
 
 import gymnasium as gym
 
-from spade_gym.errors import SpadeError
+from spade_gym.errors import ConfigError, SandboxError, SpadeError
 
 #: How the hint is shown to the agent (the SPADE reference format).
 HINT_TEMPLATE = "{observation}\n\nHINT: {hint}"
+#: Where :class:`HintWrapper` puts the hint.
+HINT_PLACES = ("observation", "info")
 
 
 def _spade_env(env: gym.Env):
@@ -68,8 +70,8 @@ class HintWrapper(gym.Wrapper):
     """
 
     def __init__(self, env: gym.Env, where: str = "observation"):
-        if where not in ("observation", "info"):
-            raise ValueError(f"where must be 'observation' or 'info', got {where!r}")
+        if where not in HINT_PLACES:
+            raise ValueError(f"where must be one of {', '.join(map(repr, HINT_PLACES))}, got {where!r}")
         super().__init__(env)
         self.where = where
         self._privileged = PrivilegedInfo(env)
@@ -78,7 +80,15 @@ class HintWrapper(gym.Wrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         if "error" in info:
             return obs, info
-        hint = self._privileged.hint()
+        try:
+            hint = self._privileged.hint()
+        except SandboxError as exc:
+            # A program whose hint() fails has failed like any other: the episode ends
+            # (truncated, error in info) instead of the exception reaching the caller.
+            fail = getattr(self.env.unwrapped, "fail_episode", None)
+            if fail is None:
+                raise
+            return fail(exc, "hint")
         info = dict(info)
         info["hint"] = hint
         if hint and self.where == "observation":
@@ -86,11 +96,19 @@ class HintWrapper(gym.Wrapper):
         return obs, info
 
 
-def make_env(*, env_dir: str, hint: Any = False, **kwargs) -> gym.Env:
-    """Entry point of every registered id: ``gym.make(id, hint=True, difficulty="hard", ...)``."""
-    from spade_gym.env.spade_env import SpadeEnv
+def hint_place(hint: Any) -> str | None:
+    """Where ``gym.make(id, hint=...)`` puts the hint: ``False``/``None`` nowhere,
+    ``True`` (or ``"observation"``) in the first observation, ``"info"`` in info only."""
+    if hint is None or hint is False:
+        return None
+    if hint is True:
+        return "observation"
+    if isinstance(hint, str) and hint in HINT_PLACES:
+        return hint
+    raise ConfigError(f"hint must be False, True, 'observation' or 'info', got {hint!r}")
 
-    env = SpadeEnv(env_dir=env_dir, **kwargs)
-    if hint:
-        env = HintWrapper(env, where="info" if hint == "info" else "observation")
-    return env
+
+def with_hint(env: gym.Env, hint: Any) -> gym.Env:
+    """``env`` wrapped as ``hint`` asks (see :func:`hint_place`)."""
+    place = hint_place(hint)
+    return env if place is None else HintWrapper(env, where=place)

@@ -30,12 +30,8 @@ from spade_gym.errors import ConfigError, RegistryError, SpadeError
 from spade_gym.registry import Card, registered_entries
 from spade_gym.registry.suite import CARD_FILE
 
-#: Agent kinds ``spade-gym eval`` knows.
-AGENT_KINDS = ("transformers", "openai", "oracle", "random")
 #: Which hint settings each ``--hint/--no-hint/--both`` choice plays.
 ARMS: dict[str, tuple[bool, ...]] = {"no-hint": (False,), "hint": (True,), "both": (False, True)}
-#: Default tokens per turn when ``max_tokens`` is not given (the agents' own defaults).
-DEFAULT_MAX_TOKENS = {"openai": 2048, "transformers": 512}
 #: Where results go when neither a results file nor a JSON report is named.
 DEFAULT_RESULTS_DIR = ".spade-eval"
 #: Skill shown for Reasoning Gym tasks (with the task's category in parentheses).
@@ -148,6 +144,59 @@ def _bfcl_env_info(env_id: str) -> EnvInfo:
 # ----------------------------------------------------------------------------- agents
 
 
+def _oracle(config: "AgentConfig") -> Agent:
+    from spade_gym.agents import OracleAgent
+
+    return OracleAgent()
+
+
+def _random(config: "AgentConfig") -> Agent:
+    from spade_gym.agents import RandomAgent
+
+    return RandomAgent(seed=config.seed)
+
+
+def _openai(config: "AgentConfig") -> Agent:
+    from spade_gym.agents.llm import OpenAIAgent
+
+    return OpenAIAgent(config.base_url, config.model, api_key_env=config.api_key_env,
+                       temperature=config.temperature, max_tokens=config.tokens_per_turn,
+                       concurrency=config.concurrency)
+
+
+def _transformers(config: "AgentConfig") -> Agent:
+    from spade_gym.agents.llm import TransformersAgent
+
+    return TransformersAgent(config.model, temperature=config.temperature, max_tokens=config.tokens_per_turn,
+                             batch_size=config.concurrency, seed=config.seed)
+
+
+@dataclass(frozen=True)
+class AgentKind:
+    """One kind of agent ``spade-gym eval`` can build, and what it needs.
+
+    ``model`` says what ``--model`` means for this kind (None: it takes no model);
+    ``seeded`` kinds sample, so their seed changes outcomes.
+    """
+
+    build: Callable[["AgentConfig"], Agent]
+    model: str | None = None
+    needs_base_url: bool = False
+    seeded: bool = False
+    default_max_tokens: int | None = None
+
+
+#: The agent kinds ``spade-gym eval`` knows, by name.
+AGENTS: dict[str, AgentKind] = {
+    "transformers": AgentKind(_transformers, model="a checkpoint path or hub id", seeded=True,
+                              default_max_tokens=512),
+    "openai": AgentKind(_openai, model="the served model name", needs_base_url=True, default_max_tokens=2048),
+    "oracle": AgentKind(_oracle),
+    "random": AgentKind(_random, seeded=True),
+}
+AGENT_KINDS = tuple(AGENTS)
+
+
 @dataclass(frozen=True)
 class AgentConfig:
     """Which agent plays, and every setting that changes its outcomes.
@@ -168,13 +217,13 @@ class AgentConfig:
     concurrency: int = 8
 
     def __post_init__(self) -> None:
-        if self.kind not in AGENT_KINDS:
-            raise ConfigError(f"unknown agent {self.kind!r}; choose one of {', '.join(AGENT_KINDS)}")
-        if self.kind in ("openai", "transformers") and not self.model:
-            what = "a checkpoint path or hub id" if self.kind == "transformers" else "the served model name"
-            raise ConfigError(f"--agent {self.kind} needs --model ({what})")
-        if self.kind == "openai" and not self.base_url:
-            raise ConfigError("--agent openai needs --base-url, e.g. http://localhost:8000/v1")
+        agent = AGENTS.get(self.kind)
+        if agent is None:
+            raise ConfigError(f"unknown agent {self.kind!r}; choose one of {', '.join(AGENTS)}")
+        if agent.model is not None and not self.model:
+            raise ConfigError(f"--agent {self.kind} needs --model ({agent.model})")
+        if agent.needs_base_url and not self.base_url:
+            raise ConfigError(f"--agent {self.kind} needs --base-url, e.g. http://localhost:8000/v1")
         if self.concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, got {self.concurrency}")
         if self.max_turns is not None and self.max_turns < 1:
@@ -184,15 +233,18 @@ class AgentConfig:
 
     @property
     def uses_model(self) -> bool:
-        return self.kind in ("openai", "transformers")
+        return AGENTS[self.kind].model is not None
+
+    @property
+    def tokens_per_turn(self) -> int | None:
+        return self.max_tokens or AGENTS[self.kind].default_max_tokens
 
     def settings(self) -> dict[str, Any]:
         """What determines outcomes, and so the fingerprint (irrelevant settings left out)."""
         out: dict[str, Any] = {"kind": self.kind, "max_turns": self.max_turns}
         if self.uses_model:
-            out.update(model=self.model, temperature=self.temperature,
-                       max_tokens=self.max_tokens or DEFAULT_MAX_TOKENS[self.kind])
-        if self.kind in ("random", "transformers"):
+            out.update(model=self.model, temperature=self.temperature, max_tokens=self.tokens_per_turn)
+        if AGENTS[self.kind].seeded:
             out["seed"] = self.seed
         return out
 
@@ -207,20 +259,7 @@ class AgentConfig:
 
     def build(self) -> Agent:
         """The agent itself; model agents import their heavy dependencies only here."""
-        from spade_gym.agents import OracleAgent, RandomAgent
-
-        if self.kind == "oracle":
-            return OracleAgent()
-        if self.kind == "random":
-            return RandomAgent(seed=self.seed)
-        from spade_gym.agents.llm import OpenAIAgent, TransformersAgent
-
-        max_tokens = self.max_tokens or DEFAULT_MAX_TOKENS[self.kind]
-        if self.kind == "openai":
-            return OpenAIAgent(self.base_url, self.model, api_key_env=self.api_key_env,
-                               temperature=self.temperature, max_tokens=max_tokens, concurrency=self.concurrency)
-        return TransformersAgent(self.model, temperature=self.temperature, max_tokens=max_tokens,
-                                 batch_size=self.concurrency, seed=self.seed)
+        return AGENTS[self.kind].build(self)
 
 
 # ----------------------------------------------------------------------------- episodes and results

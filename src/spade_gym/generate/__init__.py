@@ -6,6 +6,7 @@ backend that needs them is created (or a tiny model is built).
 
 from spade_gym.generate.backends import (
     BackendError,
+    EndpointUnreachable,
     Completion,
     DesignerBackend,
     OpenAIBackend,
@@ -30,6 +31,7 @@ __all__ = [
     "PROMPT_VERSION",
     "SKILLS",
     "BackendError",
+    "EndpointUnreachable",
     "Completion",
     "DesignMemory",
     "DesignerBackend",

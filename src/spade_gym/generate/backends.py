@@ -45,6 +45,14 @@ class BackendError(SpadeError):
         self.status = status
 
 
+class EndpointUnreachable(BackendError):
+    """The server could not be reached at all (refused, unresolvable, timed out).
+
+    Unlike a failed request, this ends the whole job: every later request would fail
+    the same way, slowly.
+    """
+
+
 @dataclass
 class Completion:
     """One sampled completion with its token accounting (0 when the backend cannot tell)."""
@@ -115,6 +123,15 @@ class OpenAIBackend(_ContextManaged):
 
     name = "openai"
 
+    @staticmethod
+    def required_arguments(model: str | None, base_url: str | None, options: dict) -> dict[str, Any]:
+        """What :func:`make_backend` must be given for this backend."""
+        if not base_url:
+            raise ConfigError("the openai backend needs base_url (e.g. http://localhost:8000/v1)")
+        if not model:
+            raise ConfigError("the openai backend needs a model name (as the server knows it)")
+        return {"base_url": base_url, "model": model}
+
     def __init__(
         self,
         base_url: str,
@@ -126,6 +143,7 @@ class OpenAIBackend(_ContextManaged):
         *,
         backoff_base: float = 1.0,
         backoff_max: float = 30.0,
+        role: str = "designer",
     ):
         import httpx  # lazily: `import spade_gym` must stay light
 
@@ -138,7 +156,10 @@ class OpenAIBackend(_ContextManaged):
                 f"concurrency={concurrency} (>= 1), timeout={timeout} (> 0)"
             )
         self.model = model
-        self.url = base_url.rstrip("/") + "/chat/completions"
+        #: Who this endpoint serves ("designer" or "agent"), named in every message.
+        self.role = role
+        self.base_url = base_url.rstrip("/")
+        self.url = self.base_url + "/chat/completions"
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff_base = backoff_base
@@ -190,6 +211,28 @@ class OpenAIBackend(_ContextManaged):
             completions.extend(batch[:wanted])
         return completions
 
+    def check_endpoint(self, timeout: float = 10.0) -> None:
+        """One quick request before any real work, so a dead or mistyped server fails in
+        seconds with one clear line instead of after every request's retries.
+
+        Any HTTP answer from ``GET <base_url>/models`` shows a live server (some serve no
+        model list); only a refused, unresolvable or silent endpoint, or a rejected API
+        key, is an error.
+        """
+        httpx = self._httpx
+        try:
+            response = self._client.get(self.base_url + "/models", timeout=timeout)
+        except httpx.TimeoutException:
+            raise EndpointUnreachable(f"the {self.role} endpoint {self.base_url} did not answer within "
+                                      f"{timeout:g}s; is the server running?") from None
+        except httpx.TransportError as exc:
+            raise EndpointUnreachable(f"cannot reach the {self.role} endpoint {self.base_url} "
+                                      f"({_transport_problem(exc)}); is the server running?") from None
+        if response.status_code in (401, 403):
+            raise BackendError(f"the {self.role} endpoint {self.base_url} refused the API key "
+                               f"(HTTP {response.status_code}){_advice(response.status_code)}",
+                               status=response.status_code)
+
     def _post(self, payload: dict[str, Any]) -> Any:
         httpx = self._httpx
         attempts = self.max_retries + 1
@@ -202,7 +245,7 @@ class OpenAIBackend(_ContextManaged):
             except httpx.TimeoutException:
                 problem, status = f"timed out after {self.timeout:g}s", None
             except httpx.TransportError as exc:
-                problem, status = f"connection failed ({type(exc).__name__}: {exc})", None
+                problem, status = f"connection failed ({_transport_problem(exc)})", None
             else:
                 status = response.status_code
                 if status < 300:
@@ -214,16 +257,17 @@ class OpenAIBackend(_ContextManaged):
                             f"{_excerpt(response.text)}", status=status) from None
                 problem = f"HTTP {status}: {_excerpt(response.text)}"
                 if status != 429 and status < 500:
-                    raise BackendError(f"POST {self.url} failed with {problem}{_advice(status)}",
+                    raise BackendError(f"{self.role} request POST {self.url} failed with {problem}{_advice(status)}",
                                        status=status)
                 retry_after = _parse_retry_after(response.headers.get("Retry-After"))
             if attempt + 1 == attempts:
-                raise BackendError(
-                    f"POST {self.url} failed after {attempts} attempt(s); last error: {problem}",
+                error = EndpointUnreachable if status is None else BackendError
+                raise error(
+                    f"{self.role} request POST {self.url} failed after {attempts} attempt(s); last error: {problem}",
                     status=status)
             delay = self._delay(attempt, retry_after)
-            log.warning("designer request to %s: %s; retrying in %.1fs (%d/%d)",
-                        self.url, problem, delay, attempt + 1, self.max_retries)
+            log.warning("%s request to %s: %s; retrying in %.1fs (%d/%d)",
+                        self.role, self.url, problem, delay, attempt + 1, self.max_retries)
             time.sleep(delay)
             attempt += 1
 
@@ -278,6 +322,13 @@ def _split(total: int, weights: list[int]) -> list[int]:
     return shares
 
 
+def _transport_problem(exc: Exception) -> str:
+    """``ConnectError: [Errno 111] Connection refused`` -> ``connection refused``."""
+    text = str(exc).strip()
+    text = text.split("] ", 1)[-1] if text.startswith("[Errno") else text
+    return text[:1].lower() + text[1:] if text else type(exc).__name__
+
+
 def _excerpt(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= BODY_EXCERPT_CHARS else text[:BODY_EXCERPT_CHARS] + "..."
@@ -318,6 +369,12 @@ class TransformersBackend(_ContextManaged):
     """
 
     name = "transformers"
+
+    @staticmethod
+    def required_arguments(model: str | None, base_url: str | None, options: dict) -> dict[str, Any]:
+        if not model:
+            raise ConfigError("the transformers backend needs model: a local checkpoint directory")
+        return {"model_path": model}
 
     def __init__(
         self,
@@ -506,6 +563,12 @@ class ReplayBackend(_ContextManaged):
 
     name = "replay"
 
+    @staticmethod
+    def required_arguments(model: str | None, base_url: str | None, options: dict) -> dict[str, Any]:
+        if "path" not in options:
+            raise ConfigError("the replay backend needs path: a JSONL log of completions")
+        return {"model": model}
+
     def __init__(self, path: str | Path, *, model: str | None = None):
         self.path = Path(path)
         self.model = model or f"replay:{self.path.name}"
@@ -521,6 +584,13 @@ class ReplayBackend(_ContextManaged):
         #: replay serves each (target, attempt) its original completion even when the
         #: original run interleaved targets.
         self._by_seed: dict[int, str] = {}
+        #: The settings of the recorded ``generate`` run (its ``"event": "run"`` header),
+        #: or for older logs what the attempt records imply; empty for plain lists.
+        self.settings: dict[str, Any] = {}
+        #: (model, backend) of the designer that wrote the completions, when recorded.
+        self.origin: tuple[str | None, str | None] = (None, None)
+        headers: list[dict] = []
+        attempts_seen: list[dict] = []
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
@@ -528,6 +598,11 @@ class ReplayBackend(_ContextManaged):
                 record = json.loads(line)
             except ValueError as exc:
                 raise ConfigError(f"{self.path}:{number}: not a JSON object ({exc})") from None
+            if isinstance(record, dict) and record.get("event") == "run" and isinstance(record.get("settings"), dict):
+                headers.append(record)
+                continue
+            if isinstance(record, dict) and record.get("event") == "attempt":
+                attempts_seen.append(record)
             if not isinstance(record, dict) or "completion" not in record:
                 continue
             if not isinstance(record["completion"], str):
@@ -543,6 +618,11 @@ class ReplayBackend(_ContextManaged):
         if not self._texts:
             raise ConfigError(f"replay log {self.path} holds no completions; expected JSONL lines "
                               'like {"completion": "..."}')
+        if len(headers) > 1:
+            raise ConfigError(f"replay log {self.path} holds {len(headers)} generate runs; replay one run's log "
+                              "at a time (each run writes its own log unless --log names the same file)")
+        self.settings = dict(headers[0]["settings"]) if headers else _implied_settings(attempts_seen)
+        self.origin = _recorded_origin(headers[0] if headers else None, attempts_seen)
         self._next = 0
         self._lock = threading.Lock()
 
@@ -586,6 +666,31 @@ class ReplayBackend(_ContextManaged):
         """Nothing to release; present for the interface."""
 
 
+def _implied_settings(records: list[dict]) -> dict[str, Any]:
+    """Settings a log without a run header still implies: attempts (the most any target
+    used) and the seed (request seeds are ``seed * 100_000 + target * 100 + attempt``)."""
+    settings: dict[str, Any] = {}
+    attempts = [r["attempt"] for r in records if isinstance(r.get("attempt"), int)]
+    if attempts:
+        settings["attempts"] = max(attempts)
+    seeds = {r["request_seed"] // 100_000 for r in records if isinstance(r.get("request_seed"), int)}
+    if len(seeds) == 1:
+        settings["seed"] = seeds.pop()
+    return settings
+
+
+def _recorded_origin(header: dict | None, records: list[dict]) -> tuple[str | None, str | None]:
+    """The designer model and backend that wrote a log (not "replay": a replayed log
+    names whoever it replays)."""
+    designer = header.get("designer") if header else None
+    if isinstance(designer, dict) and isinstance(designer.get("model"), str):
+        return designer["model"], designer.get("backend") if isinstance(designer.get("backend"), str) else None
+    for record in records:
+        if isinstance(record.get("model"), str) and record.get("backend") not in (None, "replay"):
+            return record["model"], str(record["backend"])
+    return None, None
+
+
 # --------------------------------------------------------------------------- factory
 
 
@@ -611,23 +716,11 @@ def make_backend(
     if cls is None:
         raise ConfigError(
             f"unknown designer backend {kind!r}; choose one of {', '.join(_BACKENDS)}")
-    if kind != "openai" and base_url is not None:
-        raise ConfigError(f"base_url only applies to the openai backend, not to {kind!r}")
-    if kind == "openai":
-        if not base_url:
-            raise ConfigError("the openai backend needs base_url (e.g. http://localhost:8000/v1)")
-        if not model:
-            raise ConfigError("the openai backend needs a model name (as the server knows it)")
-        arguments: dict[str, Any] = {"base_url": base_url, "model": model}
-    elif kind == "transformers":
-        if not model:
-            raise ConfigError("the transformers backend needs model: a local checkpoint directory")
-        arguments = {"model_path": model}
-    else:
-        if "path" not in options:
-            raise ConfigError("the replay backend needs path: a JSONL log of completions")
-        arguments = {"model": model}
-    accepted = set(inspect.signature(cls).parameters) - set(arguments)
+    if base_url is not None and "base_url" not in inspect.signature(cls).parameters:
+        served = [name for name, other in _BACKENDS.items() if "base_url" in inspect.signature(other).parameters]
+        raise ConfigError(f"base_url only applies to the {' and '.join(served)} backend, not to {kind!r}")
+    arguments = cls.required_arguments(model, base_url, options)
+    accepted = set(inspect.signature(cls).parameters) - set(arguments) - {"role"}
     unknown = sorted(set(options) - accepted)
     if unknown:
         raise ConfigError(f"unknown option(s) {', '.join(unknown)} for the {kind} backend; "

@@ -26,9 +26,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from spade_gym.contract import parse_designer_output
+from spade_gym.contract import parse_designer_output, program_kind
 from spade_gym.errors import DesignerOutputError, SpadeError
-from spade_gym.generate.backends import DesignerBackend, ReplayBackend
+from spade_gym.generate.backends import DesignerBackend, EndpointUnreachable, ReplayBackend
 from spade_gym.generate.prompts import (
     PROMPT_VERSION,
     SKILLS,
@@ -39,7 +39,7 @@ from spade_gym.generate.prompts import (
     build_repair_messages,
     skill_by_name,
 )
-from spade_gym.registry import Card, Suite, SuiteEntry, env_name_from_class
+from spade_gym.registry import Card, Suite, SuiteEntry, designer_label
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,8 @@ class GenerateConfig:
     max_tokens: int = 8192
     difficulty: str = "medium"
     memory_k: int = 2
-    #: Free text recorded as the designer in card provenance (default: backend and model).
+    #: The designer model named in card provenance (default: the backend's model, or for
+    #: a replay the model recorded in the log).
     designer: str | None = None
     #: Explicit targets (e.g. reproduced from a replay log); overrides n/skills/ratio.
     targets: tuple[Target, ...] = ()
@@ -80,6 +81,14 @@ class GenerateConfig:
         if self.concurrency < 1:
             raise SpadeError("concurrency must be >= 1")
         self.skills = tuple(skill_by_name(s).name for s in self.skills)
+
+    #: Settings that shape the requests (and so what a replay must reuse to reproduce a run).
+    REQUEST_SETTINGS = ("n", "skills", "multi_turn_ratio", "attempts", "seed", "temperature", "max_tokens",
+                        "difficulty", "memory_k")
+
+    def request_settings(self) -> dict:
+        return {name: list(value) if isinstance(value, tuple) else value
+                for name in self.REQUEST_SETTINGS for value in [getattr(self, name)]}
 
 
 @dataclass
@@ -218,6 +227,10 @@ class GenerationPipeline:
         self.rejected_dir = self.suite.path.parent / "rejected"
         self._log_lock = threading.Lock()
         self._stop = threading.Event()
+        origin_model, origin_backend = getattr(backend, "origin", (None, None))
+        #: Who designed what this run registers: named on every card and in the log.
+        self.designer_model = config.designer or origin_model or backend.model
+        self.designer_backend = origin_backend or backend.name
 
     # ------------------------------------------------------------------ running
 
@@ -226,6 +239,9 @@ class GenerationPipeline:
 
         targets = plan_targets(self.config)
         self.suite.path.mkdir(parents=True, exist_ok=True)
+        self._log({"event": "run", "time": _now(), "settings": self.config.request_settings(),
+                   "targets": [asdict(t) for t in targets], "prompt_version": PROMPT_VERSION,
+                   "designer": {"model": self.designer_model, "backend": self.designer_backend}})
         start = time.monotonic()
         results: list[TargetResult] = []
         interrupted = False
@@ -234,6 +250,14 @@ class GenerationPipeline:
         try:
             for future in futures:
                 results.append(future.result())
+        except EndpointUnreachable:
+            # The designer's server is gone: every further request would fail the same
+            # way, so stop the run (accepted environments stay) and say so.
+            self._stop.set()
+            for future in futures:
+                future.cancel()
+            executor.shutdown(wait=True, cancel_futures=True)
+            raise
         except KeyboardInterrupt:
             # Ctrl-C: start nothing new; targets in flight finish their current call and
             # stop before any further attempt. Registrations are atomic, so everything
@@ -273,6 +297,8 @@ class GenerationPipeline:
             try:
                 completion = self.backend.complete(messages, n=1, temperature=self.config.temperature,
                                                    max_tokens=self.config.max_tokens, seed=request_seed)[0]
+            except EndpointUnreachable:
+                raise
             except SpadeError as exc:
                 result.failures.append("backend")
                 result.last_summary = f"backend error: {exc}"
@@ -316,37 +342,30 @@ class GenerationPipeline:
 
     def _register(self, source: str, hint: str | None, report, target: Target, attempt: int) -> SuiteEntry:
         details = report.details if hasattr(report, "details") else {}
-        class_name = details.get("class_name") or report.name
-        card = Card(
-            name=env_name_from_class(class_name),
-            version=0,
-            skill=target.skill,
-            description=describe_program(source, details.get("first_observation")),
-            hint=hint or details.get("hint"),
-            max_turns=int(details.get("max_turns") or 10),
-            sha256="0" * 64,  # set by Suite.add
-            multi_turn=bool(details.get("multi_turn", target.multi_turn)),
-            class_name=class_name,
-            difficulty_levels=list(details.get("difficulty_levels") or []),
-            provenance={
-                "designer": self.config.designer or f"{self.backend.name}:{self.backend.model}",
-                "backend": self.backend.name,
-                "model": self.backend.model,
-                "prompt_version": PROMPT_VERSION,
-                "requested_skill": target.skill,
-                "requested_multi_turn": target.multi_turn,
-                "attempts": attempt,
-                "seed": self.config.seed,
-                "created": _now(),
-            },
-            validation=report.card_summary(),
-        )
+        provenance = {
+            "designer": designer_label(self.designer_model, self.designer_backend),
+            "backend": self.designer_backend,
+            "model": self.designer_model,
+            "prompt_version": PROMPT_VERSION,
+            "requested_skill": target.skill,
+            "requested_multi_turn": target.multi_turn,
+            "attempts": attempt,
+            "seed": self.config.seed,
+            "created": _now(),
+        }
+        if isinstance(self.backend, ReplayBackend):
+            provenance["replayed_from"] = self.backend.path.name
+        card = Card.from_report(report, skill=target.skill, hint=hint or None, provenance=provenance,
+                                kind=program_kind(source),
+                                multi_turn=bool(details.get("multi_turn", target.multi_turn)),
+                                description=describe_program(source, details.get("first_observation")))
         return self.suite.add(source, card)
 
     def _keep_rejected(self, source: str, report, target: Target, attempt: int) -> str:
         self.rejected_dir.mkdir(parents=True, exist_ok=True)
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        stem = f"{stamp}_t{target.index:04d}_a{attempt}_{report.name or 'program'}"
+        name = re.sub(r"[^\w.-]", "_", report.name or "program")[:64]  # a file name, not the whole class name
+        stem = f"{stamp}_t{target.index:04d}_a{attempt}_{name}"
         path = self.rejected_dir / f"{stem}.py"
         tmp = path.with_suffix(".tmp")
         tmp.write_text(source, encoding="utf-8")

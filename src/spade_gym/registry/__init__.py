@@ -1,17 +1,33 @@
-"""Suites on disk and their Gymnasium registration."""
+"""Suites on disk, the cards that describe them, and their Gymnasium registration.
 
-from spade_gym.registry.card import CARD_SCHEMA_VERSION, Card, env_name_from_class, make_id, sanitize_name
+The registry sits above the env layer: it reads suites, checks what it reads, and
+builds environments from verified program text (:mod:`spade_gym.registry.make`).
+"""
+
+from spade_gym.registry.card import (
+    CARD_KINDS,
+    CARD_SCHEMA_VERSION,
+    Card,
+    designer_label,
+    env_name_from_class,
+    make_id,
+    sanitize_name,
+)
+from spade_gym.registry.make import load_entry, make_env, make_vector_env
 from spade_gym.registry.registration import (
     SUITES_ENV_VAR,
     bundled_suite_path,
+    closest_ids,
     register_default_suites,
+    register_env,
     register_suite,
     registered_entries,
 )
 from spade_gym.registry.suite import Suite, SuiteEntry, read_verified_source, sha256_text
 
 __all__ = [
-    "CARD_SCHEMA_VERSION", "Card", "SUITES_ENV_VAR", "Suite", "SuiteEntry", "bundled_suite_path",
-    "env_name_from_class", "make_id", "read_verified_source", "register_default_suites", "register_suite",
+    "CARD_KINDS", "CARD_SCHEMA_VERSION", "Card", "SUITES_ENV_VAR", "Suite", "SuiteEntry", "bundled_suite_path",
+    "closest_ids", "designer_label", "env_name_from_class", "load_entry", "make_env", "make_id",
+    "make_vector_env", "read_verified_source", "register_default_suites", "register_env", "register_suite",
     "registered_entries", "sanitize_name", "sha256_text",
 ]

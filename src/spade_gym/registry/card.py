@@ -23,15 +23,53 @@ from spade_gym.errors import RegistryError
 CARD_SCHEMA_VERSION = 1
 #: Namespace of every spade-gym id: ``spade/<Name>-v<N>``.
 NAMESPACE = "spade"
+#: Longest environment name (characters, and UTF-8 bytes): the name is also a directory
+#: name (``<Name>-v<N>``), and file systems refuse components over 255 bytes.
+MAX_NAME_CHARS = 64
+MAX_NAME_BYTES = 128
+#: Highest version number a card may carry (keeps ids and directory names short).
+MAX_VERSION = 999_999
+#: Largest ``card.json`` read, and deepest JSON nesting accepted in one: a card is a
+#: few kilobytes; anything far beyond is corrupt or hostile and must not cost the
+#: reader (every ``import spade_gym``) time, memory or a ``RecursionError``.
+MAX_CARD_BYTES = 256 * 1024
+MAX_CARD_DEPTH = 32
+#: The kinds of environment a card can describe (the contract defines them).
+CARD_KINDS = KINDS
 
 _ID_NAME = re.compile(r"[^\w.\-]")
 
 
 def sanitize_name(name: str) -> str:
-    """Make ``name`` fit gymnasium's id grammar (``[\\w:.-]+``, no ``-v<digits>`` suffix)."""
+    """Make ``name`` fit gymnasium's id grammar (``[\\w:.-]+``, no ``-v<digits>`` suffix)
+    and the length limits of :data:`MAX_NAME_CHARS` / :data:`MAX_NAME_BYTES`."""
     cleaned = _ID_NAME.sub("_", name.strip()) or "Env"
+    cleaned = cleaned[:MAX_NAME_CHARS]
+    while len(cleaned.encode("utf-8")) > MAX_NAME_BYTES:
+        cleaned = cleaned[:-1]
     cleaned = re.sub(r"-v(\d+)$", r"_v\1", cleaned)
     return cleaned
+
+
+def designer_label(model: str | None, backend: str) -> str:
+    """What ``provenance.designer`` says: the designer model and the backend, nothing else."""
+    return f"{model or 'unknown model'} ({backend})"
+
+
+def json_depth(value: Any, limit: int) -> int:
+    """Nesting depth of decoded JSON, counting no further than ``limit + 1`` (iterative:
+    a hostile card must not be able to exhaust the stack of the code that checks it)."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def env_name_from_class(class_name: str) -> str:
@@ -101,29 +139,110 @@ class Card:
         return card
 
     def _check(self, source: str) -> None:
+        """Every field's type and range: readers (``list``, ``show``, the novelty check...)
+        may then use a card without guarding each access."""
         problems = []
         if not isinstance(self.name, str) or not self.name or sanitize_name(self.name) != self.name:
-            problems.append(f"name {self.name!r} is not a valid id name")
-        if not isinstance(self.version, int) or self.version < 0:
-            problems.append("version must be a non-negative int")
-        if not isinstance(self.max_turns, int) or self.max_turns < 1:
+            shown = self.name[:MAX_NAME_CHARS] + "..." if isinstance(self.name, str) and len(self.name) > MAX_NAME_CHARS \
+                else self.name
+            problems.append(f"name {shown!r} is not a valid id name (word characters, '.', '-'; at most "
+                            f"{MAX_NAME_CHARS} characters)")
+        if not _is_int(self.version) or not 0 <= self.version <= MAX_VERSION:
+            problems.append(f"version must be an int from 0 to {MAX_VERSION}")
+        if not _is_int(self.max_turns) or self.max_turns < 1:
             problems.append("max_turns must be a positive int")
         if not isinstance(self.sha256, str) or not re.fullmatch(r"[0-9a-f]{64}", self.sha256):
             problems.append("sha256 must be 64 lowercase hex digits")
-        if self.hint is not None and not isinstance(self.hint, str):
-            problems.append("hint must be a string or null")
-        if self.kind not in KINDS:
-            problems.append(f"kind must be one of {', '.join(map(repr, KINDS))}, got {self.kind!r}")
+        for name in ("skill", "description"):
+            if not isinstance(getattr(self, name), str):
+                problems.append(f"{name} must be a string")
+        for name in ("hint", "class_name"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
+                problems.append(f"{name} must be a string or null")
+        if not isinstance(self.multi_turn, bool):
+            problems.append("multi_turn must be true or false")
+        if not isinstance(self.difficulty_levels, list) or not all(isinstance(x, str) for x in self.difficulty_levels):
+            problems.append("difficulty_levels must be a list of strings")
+        for name in ("provenance", "validation", "stats"):
+            if not isinstance(getattr(self, name), dict):
+                problems.append(f"{name} must be an object")
+        if self.kind not in CARD_KINDS:
+            problems.append(f"kind must be one of {', '.join(CARD_KINDS)}")
         if problems:
             raise RegistryError(f"{source}: " + "; ".join(problems))
 
     @classmethod
     def load(cls, path: Path) -> "Card":
+        """Read and check a card; any problem (size, nesting, encoding, fields) is a
+        :class:`RegistryError` naming the file."""
+        path = Path(path)
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            with open(path, "rb") as handle:
+                raw = handle.read(MAX_CARD_BYTES + 1)
+        except OSError as exc:
+            raise RegistryError(f"{path}: cannot read card ({exc.strerror or exc})") from None
+        if len(raw) > MAX_CARD_BYTES:
+            raise RegistryError(f"{path}: card is larger than {MAX_CARD_BYTES // 1024} KiB; refusing to read it")
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except RecursionError:
+            raise RegistryError(f"{path}: card nests deeper than {MAX_CARD_DEPTH} levels") from None
+        except (UnicodeDecodeError, ValueError) as exc:
             raise RegistryError(f"{path}: cannot read card ({exc})") from None
+        if json_depth(data, MAX_CARD_DEPTH) > MAX_CARD_DEPTH:
+            raise RegistryError(f"{path}: card nests deeper than {MAX_CARD_DEPTH} levels")
         return cls.from_dict(data, source=str(path))
+
+    @classmethod
+    def from_report(cls, report, *, skill: str, provenance: dict[str, Any], hint: str | None = None,
+                    name: str | None = None, multi_turn: bool | None = None,
+                    description: str | None = None, kind: str = GAME_KIND) -> "Card":
+        """The card of a program that passed validation: what the validator measured (class,
+        turn budget, multi-turn, difficulty levels, first observation, hint) plus what only
+        the producer knows (skill, provenance). ``sha256`` is set by :meth:`Suite.add`."""
+        from spade_gym.contract import DEFAULT_MAX_TURNS
+
+        details = dict(getattr(report, "details", None) or {})
+        class_name = details.get("class_name") or getattr(report, "name", None) or "Env"
+        return cls(
+            name=sanitize_name(name) if name else env_name_from_class(class_name),
+            version=0,
+            skill=skill,
+            description=description if description is not None else _describe(details, class_name),
+            hint=hint if hint is not None else details.get("hint"),
+            max_turns=int(details.get("max_turns") or DEFAULT_MAX_TURNS),
+            sha256="0" * 64,
+            multi_turn=bool(details.get("multi_turn")) if multi_turn is None else bool(multi_turn),
+            class_name=class_name[:MAX_CLASS_NAME_CHARS],
+            difficulty_levels=[str(level) for level in details.get("difficulty_levels") or []],
+            provenance=dict(provenance),
+            validation=report.card_summary(),
+            kind=kind,
+        )
 
     def dumps(self) -> str:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+#: Class names are recorded for people, not used as paths; a longer one is cut.
+MAX_CLASS_NAME_CHARS = 200
+#: Longest card description written by :meth:`Card.from_report`.
+DESCRIPTION_CHARS = 300
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _describe(details: dict, class_name: str) -> str:
+    """The program's docstring, else the first sentence of its first observation."""
+    docstring = " ".join(str(details.get("docstring") or "").split())
+    if docstring:
+        return _clip(docstring)
+    observation = " ".join(str(details.get("first_observation") or "").split())
+    sentence = re.split(r"(?<=[.!?])\s", observation, maxsplit=1)[0] if observation else ""
+    return _clip(sentence) or class_name
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= DESCRIPTION_CHARS else text[: DESCRIPTION_CHARS - 1].rstrip() + "…"

@@ -21,6 +21,7 @@ from filelock import FileLock
 
 from spade_gym.errors import IntegrityError, RegistryError
 from spade_gym.registry.card import Card, sanitize_name
+from spade_gym.registry.trust import untrusted_reason
 
 ENV_FILE = "env.py"
 CARD_FILE = "card.json"
@@ -48,7 +49,10 @@ class SuiteEntry:
         return self.card.id
 
     def read_source(self) -> str:
-        """The program text, after checking it against the card's checksum."""
+        """The program text, after checking who could write it and its checksum."""
+        reason = untrusted_reason(self.directory.parent, self.directory, self.directory / CARD_FILE, self.env_path)
+        if reason is not None:
+            raise IntegrityError(f"refusing to run {self.id}: {reason}")
         return read_verified_source(self.env_path, self.card.sha256)
 
 
@@ -71,6 +75,8 @@ class Suite:
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path).expanduser()
+        #: Why each entry left out by the last non-strict :meth:`entries` call was skipped.
+        self.skipped: list[str] = []
 
     def __repr__(self) -> str:
         return f"Suite({str(self.path)!r})"
@@ -78,29 +84,55 @@ class Suite:
     # ------------------------------------------------------------------ reading
 
     def entries(self, *, strict: bool = False) -> list[SuiteEntry]:
-        """All environments, sorted by id. Unreadable cards are skipped (or raise if ``strict``)."""
-        if not self.path.is_dir():
+        """All environments, sorted by directory name.
+
+        An entry that cannot be read or trusted (see :mod:`spade_gym.registry.trust`)
+        raises if ``strict``; otherwise it is left out and the reason recorded in
+        :attr:`skipped` — whatever is on disk, a non-strict read never raises.
+        """
+        self.skipped = []
+        try:
+            if not self.path.is_dir():
+                raise RegistryError(f"suite directory {self.path} does not exist"
+                                    + (" (it is a file)" if self.path.exists() else ""))
+            reason = untrusted_reason(self.path)
+            if reason is not None:
+                raise IntegrityError(f"refusing suite {self.path}: {reason}")
+            directories = sorted(self.path.iterdir())
+        except Exception as exc:
             if strict:
-                raise RegistryError(f"suite directory {self.path} does not exist")
+                raise _as_registry_error(exc, self.path) from None
+            self.skipped.append(str(_as_registry_error(exc, self.path)))
             return []
         out = []
-        for directory in sorted(self.path.iterdir()):
-            if directory.name.startswith(".") or not (directory / CARD_FILE).is_file():
-                continue
+        for directory in directories:
             try:
-                card = Card.load(directory / CARD_FILE)
-            except RegistryError:
+                if directory.name.startswith(".") or not (directory / CARD_FILE).is_file():
+                    continue
+                entry = self._read_entry(directory)
+            except Exception as exc:  # noqa: BLE001 - a hostile card must not break every reader
                 if strict:
-                    raise
+                    raise _as_registry_error(exc, directory) from None
+                self.skipped.append(str(_as_registry_error(exc, directory)))
                 continue
-            out.append(SuiteEntry(card, directory))
+            out.append(entry)
         return out
+
+    @staticmethod
+    def _read_entry(directory: Path) -> SuiteEntry:
+        reason = untrusted_reason(directory, directory / CARD_FILE)
+        if reason is not None:
+            raise IntegrityError(f"refusing {directory.name}: {reason}")
+        return SuiteEntry(Card.load(directory / CARD_FILE), directory)
 
     def get(self, env_id_or_name: str) -> SuiteEntry:
         for entry in self.entries():
             if env_id_or_name in (entry.id, entry.card.name, entry.directory.name):
                 return entry
-        raise RegistryError(f"no environment {env_id_or_name!r} in suite {self.path}")
+        short = env_id_or_name.rsplit("/", 1)[-1]
+        why = [problem for problem in self.skipped if short in problem]
+        raise RegistryError(f"no environment {env_id_or_name!r} in suite {self.path}"
+                            + (f" ({why[0]})" if why else ""))
 
     def find_source(self, sha256: str) -> SuiteEntry | None:
         for entry in self.entries():
@@ -171,6 +203,12 @@ class Suite:
                     shutil.rmtree(path, ignore_errors=True)
             except OSError:
                 pass
+
+
+def _as_registry_error(exc: BaseException, where: Path) -> RegistryError:
+    if isinstance(exc, RegistryError):
+        return exc
+    return RegistryError(f"{where}: cannot read ({type(exc).__name__}: {exc})")
 
 
 def _fsync_dir(path: Path) -> None:

@@ -1,0 +1,74 @@
+"""Building environments from suite entries: the entry points of every registered id.
+
+The registry, not the env layer, reads the card, checks who could write the entry
+and that ``env.py`` matches the card's checksum, and checks the caller's arguments
+against the card; the env classes then get verified program text and the card's
+fallbacks (turn budget, hint).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+from spade_gym.errors import ConfigError
+from spade_gym.registry.card import Card
+from spade_gym.registry.suite import CARD_FILE, SuiteEntry
+
+#: Keyword arguments of ``gym.make(id, ...)`` that spade-gym itself takes (the rest go to
+#: the program, and only those the card declares are accepted).
+ENV_OPTIONS = ("max_turns", "limits", "render_mode", "max_observation_chars", "hint")
+VECTOR_OPTIONS = ("max_turns", "limits", "num_workers", "hint")
+
+
+def load_entry(env_dir: str | os.PathLike) -> SuiteEntry:
+    """The entry at ``env_dir``, its card read and checked (trust is checked with the source)."""
+    directory = Path(env_dir)
+    return SuiteEntry(Card.load(directory / CARD_FILE), directory)
+
+
+def program_options(card: Card, options: dict[str, Any], own: tuple[str, ...]) -> dict[str, Any]:
+    """The caller's keyword arguments meant for the program, checked against the card.
+
+    A made-up keyword or a difficulty the program does not have would otherwise be
+    handed to the program, which usually swallows it in ``**kwargs``: the caller would
+    silently play something other than what they asked for.
+    """
+    program = {key: value for key, value in options.items() if key not in own}
+    accepted = ["difficulty"] if card.difficulty_levels else []
+    unknown = sorted(set(program) - set(accepted))
+    if unknown:
+        raise ConfigError(
+            f"{card.id} does not take {', '.join(map(repr, unknown))}; keyword arguments accepted: "
+            f"{', '.join(sorted(own + tuple(accepted)))}")
+    if "difficulty" in program and program["difficulty"] not in card.difficulty_levels:
+        raise ConfigError(f"{card.id} has no difficulty {program['difficulty']!r}; "
+                          f"choose one of {', '.join(card.difficulty_levels)}")
+    return program
+
+
+def make_env(*, env_dir: str, hint: Any = False, **options: Any) -> gym.Env:
+    """Entry point of every registered id: ``gym.make(id, hint=True, difficulty="hard", ...)``."""
+    from spade_gym.env import SpadeEnv, with_hint
+
+    entry = load_entry(env_dir)
+    program = program_options(entry.card, options, ENV_OPTIONS)
+    own = {key: value for key, value in options.items() if key not in program}
+    env = SpadeEnv(entry.read_source(), card=entry.card, fallback_max_turns=entry.card.max_turns,
+                   fallback_hint=entry.card.hint, **own, **program)
+    return with_hint(env, hint)
+
+
+def make_vector_env(num_envs: int = 1, *, env_dir: str, **options: Any):
+    """Vector entry point of every registered id (``gym.make_vec(id, num_envs=N)``)."""
+    from spade_gym.env.vector import SpadeVectorEnv
+
+    options.pop("max_episode_steps", None)  # gymnasium passes it; the turn limit is the env's own
+    entry = load_entry(env_dir)
+    program = program_options(entry.card, options, VECTOR_OPTIONS)
+    own = {key: value for key, value in options.items() if key not in program}
+    return SpadeVectorEnv(num_envs, source=entry.read_source(), card=entry.card,
+                          fallback_max_turns=entry.card.max_turns, **own, **program)

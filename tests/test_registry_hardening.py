@@ -1,0 +1,265 @@
+"""The registry under hostile suites: capped and fully checked cards, never-raising
+reads, trust by owner and mode, version shadowing, name caps; and the env-building
+rules that sit in the registry (unknown ids, unknown arguments, hint modes)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import GUESS_SOURCE, ROOT, build_suite
+from spade_gym.errors import ConfigError, IntegrityError, RegistryError, SuiteWarning
+from spade_gym.registry import Card, Suite, env_name_from_class, register_suite, sha256_text
+from spade_gym.registry.card import MAX_CARD_BYTES, MAX_NAME_BYTES, MAX_NAME_CHARS
+
+NOBODY = 65534
+
+
+def write_entry(suite: Path, dirname: str, card_text: str | bytes, source: str = GUESS_SOURCE) -> Path:
+    directory = suite / dirname
+    directory.mkdir(parents=True)
+    (directory / "env.py").write_text(source)
+    data = card_text.encode() if isinstance(card_text, str) else card_text
+    (directory / "card.json").write_bytes(data)
+    return directory
+
+
+def good_card(name: str, version: int = 0, source: str = GUESS_SOURCE, **extra) -> Card:
+    return Card(name=name, version=version, skill="Test", description="d", hint="h", max_turns=5,
+                sha256=sha256_text(source), **extra)
+
+
+def import_with_suites(*suites: Path | str) -> subprocess.CompletedProcess:
+    code = ("import gymnasium as gym, spade_gym\n"
+            "print(sorted(i for i in gym.registry if i.startswith('spade/Hardened')))\n")
+    env = dict(os.environ, SPADE_GYM_SUITES=os.pathsep.join(map(str, suites)), PYTHONPATH=str(ROOT / "src"))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+
+
+# ----------------------------------------------------------------------------- hostile cards
+
+
+def test_hostile_cards_never_break_import(tmp_path):
+    suite = tmp_path / "suite"
+    Suite(suite).add(GUESS_SOURCE, good_card("HardenedGood"))
+    write_entry(suite, "Nested-v0", "[" * 100_000 + "]" * 100_000)
+    write_entry(suite, "Huge-v0", json.dumps({**good_card("Huge").to_dict(), "stats": {"x": "y" * MAX_CARD_BYTES}}))
+    write_entry(suite, "Typed-v0", json.dumps({**good_card("Typed").to_dict(), "difficulty_levels": 5}))
+    write_entry(suite, "Latin1-v0", b'{"name": "\xff"}')
+    deep = {"a": 1}
+    for _ in range(200):
+        deep = {"a": deep}
+    write_entry(suite, "Deep-v0", json.dumps({**good_card("Deep").to_dict(), "stats": deep}))
+    result = import_with_suites(suite)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "['spade/HardenedGood-v0']"
+    for name in ("Nested-v0", "Huge-v0", "Typed-v0", "Latin1-v0", "Deep-v0"):
+        assert f"{name}" in result.stderr and "SuiteWarning" in result.stderr, (name, result.stderr)
+    assert "Traceback" not in result.stderr
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+                    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children,
+                                                                                      max_size=4),
+                    max_leaves=20)
+FIELDS = ["name", "version", "skill", "description", "hint", "max_turns", "sha256", "multi_turn", "class_name",
+          "difficulty_levels", "provenance", "validation", "stats", "kind", "schema_version", "id"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(changes=st.dictionaries(st.sampled_from(FIELDS), JSON, max_size=4), drop=st.sets(st.sampled_from(FIELDS)))
+def test_any_card_content_is_read_or_refused_never_raised(tmp_path_factory, changes, drop):
+    """Whatever a card holds: a non-strict read never raises; a strict read raises only
+    RegistryError; and a card that is accepted round-trips through JSON unchanged."""
+    suite = tmp_path_factory.mktemp("fuzz")
+    data = {**good_card("Fuzz").to_dict(), **changes}
+    for key in drop:
+        data.pop(key, None)
+    write_entry(suite, "Fuzz-v0", json.dumps(data))
+    entries = Suite(suite).entries()
+    try:
+        strict = Suite(suite).entries(strict=True)
+    except RegistryError:
+        assert entries == []
+        return
+    assert [e.card for e in strict] == [e.card for e in entries]
+    for entry in entries:
+        card = entry.card
+        assert Card.from_dict(json.loads(card.dumps())) == card
+        assert len(card.name) <= MAX_NAME_CHARS and isinstance(card.difficulty_levels, list)
+
+
+# ----------------------------------------------------------------------------- trust
+
+
+def test_world_writable_entries_and_suites_are_refused(tmp_path):
+    suite = tmp_path / "suite"
+    entry = Suite(suite).add(GUESS_SOURCE, good_card("WritableByAll"))
+    assert register_suite(suite) == ["spade/WritableByAll-v0"]
+    os.chmod(entry.env_path, 0o666)
+    with pytest.raises(IntegrityError, match="writable by every user"):
+        gym.make("spade/WritableByAll-v0")
+    other = tmp_path / "other"
+    Suite(other).add(GUESS_SOURCE, good_card("PlantedInOpenDir"))
+    os.chmod(other / "PlantedInOpenDir-v0", 0o777)
+    with pytest.warns(SuiteWarning, match="PlantedInOpenDir-v0.*writable by every user"):
+        assert register_suite(other) == []
+    open_suite = tmp_path / "open"
+    Suite(open_suite).add(GUESS_SOURCE, good_card("OpenSuite"))
+    os.chmod(open_suite, 0o777)
+    with pytest.warns(SuiteWarning, match="refusing suite"):
+        assert register_suite(open_suite) == []
+    with pytest.raises(RegistryError, match="writable by every user"):
+        Suite(open_suite).entries(strict=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="changing a file's owner needs root")
+def test_entries_owned_by_another_user_are_refused(tmp_path):
+    suite = tmp_path / "suite"
+    entry = Suite(suite).add(GUESS_SOURCE, good_card("PlantedByNobody"))
+    for path in (entry.directory, entry.env_path, entry.directory / "card.json"):
+        os.chown(path, NOBODY, NOBODY)
+    with pytest.warns(SuiteWarning, match="owned by another user"):
+        assert register_suite(suite) == []
+    with pytest.raises(IntegrityError, match="owned by another user"):
+        entry.read_source()
+
+
+# ----------------------------------------------------------------------------- ids and names
+
+
+def test_a_higher_version_in_another_suite_warns_that_it_shadows(tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    Suite(first).add(GUESS_SOURCE, good_card("Shadowed"))
+    other = GUESS_SOURCE.replace("200", "201")
+    Suite(second).add(other, good_card("Shadowed", version=99, source=other))
+    register_suite(first)
+    with pytest.warns(SuiteWarning, match=r"spade/Shadowed-v99 .* shadows spade/Shadowed-v0 .*"
+                                          r"gym.make\('spade/Shadowed'\)"):
+        register_suite(second)
+
+
+def test_the_same_id_from_another_suite_is_ignored_with_a_warning(tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    Suite(first).add(GUESS_SOURCE, good_card("Twice"))
+    Suite(second).add(GUESS_SOURCE, good_card("Twice"))
+    register_suite(first)
+    with pytest.warns(SuiteWarning, match="Twice-v0 .* is ignored"):
+        assert register_suite(second) == []
+    assert gym.spec("spade/Twice-v0").kwargs["env_dir"].startswith(str(first.resolve()))
+
+
+def test_long_class_names_are_capped(tmp_path):
+    name = env_name_from_class("Q" * 300 + "Env")
+    assert len(name) == MAX_NAME_CHARS
+    assert len(env_name_from_class("é" * 300 + "Env").encode()) <= MAX_NAME_BYTES
+    source = GUESS_SOURCE.replace("NumberHuntEnv", "Q" * 300 + "Env")
+    entry = Suite(tmp_path).add(source, good_card(name, source=source))
+    assert entry.directory.is_dir() and Suite(tmp_path).entries()[0].id == entry.id
+    with pytest.raises(RegistryError, match="not a valid id name"):
+        Card.from_dict({**good_card("x").to_dict(), "name": "Q" * 300, "id": "spade/" + "Q" * 300 + "-v0"})
+
+
+def test_import_of_a_program_with_a_300_character_class_name(tmp_path):
+    from click.testing import CliRunner
+
+    from spade_gym.cli import main
+
+    program = tmp_path / "long.py"
+    program.write_text(GUESS_SOURCE.replace("NumberHuntEnv", "Q" * 297 + "Env"))
+    result = CliRunner().invoke(main, ["import", str(program), "--suite", str(tmp_path / "suite"), "--json"])
+    assert result.exit_code == 0, result.output
+    (entry,) = Suite(tmp_path / "suite").entries()
+    assert entry.card.name == "Q" * MAX_NAME_CHARS and entry.card.class_name.startswith("Q" * 200)
+    assert entry.card.provenance["designer"] == "unknown model (import)"
+
+
+def test_unknown_spade_id_names_the_closest_registered_ids():
+    with pytest.raises(gym.error.NameNotFound, match=r"closest registered ids: spade/DigitVault-v0"):
+        gym.make("spade/DigitVaul-v0")
+    with pytest.raises(gym.error.NameNotFound) as info:
+        gym.make("spade/NumberHunt-v0")
+    suggested = str(info.value).split("closest registered ids: ")[1].split(" (")[0].split(", ")
+    assert len(suggested) == 3 and all(s in gym.registry for s in suggested)
+    with pytest.raises(gym.error.NameNotFound, match="Did you mean"):  # other namespaces keep gymnasium's
+        gym.make("CartPol-v1")
+
+
+# ----------------------------------------------------------------------------- arguments of make
+
+
+def test_made_up_arguments_and_difficulties_are_errors():
+    with pytest.raises(ConfigError, match="no difficulty 'impossible'; choose one of easy, medium, hard"):
+        gym.make("spade/DigitVault-v0", difficulty="impossible")
+    with pytest.raises(ConfigError, match="does not take 'colour'"):
+        gym.make("spade/DigitVault-v0", colour="red")
+    with pytest.raises(ConfigError, match="no difficulty 'impossible'"):
+        gym.make_vec("spade/DigitVault-v0", num_envs=2, difficulty="impossible")
+    with pytest.raises(ConfigError, match="hint must be False, True, 'observation' or 'info'"):
+        gym.make("spade/DigitVault-v0", hint="yes please")
+    env = gym.make("spade/DigitVault-v0", difficulty="hard", max_turns=4, hint="info")
+    obs, info = env.reset(seed=1)
+    assert info["max_turns"] == 4 and info["hint"]
+    env.close()
+
+
+def test_difficulty_is_refused_for_a_program_without_levels(tmp_path):
+    build_suite(tmp_path, {"guess": GUESS_SOURCE.replace("NumberHuntEnv", "LevellessHuntEnv")})
+    register_suite(tmp_path)
+    with pytest.raises(ConfigError, match="does not take 'difficulty'"):
+        gym.make("spade/LevellessHunt-v0", difficulty="hard")
+
+
+HINT_FAILS = GUESS_SOURCE.replace("class NumberHuntEnv", '''class HintFailsEnv''') + '''
+    def hint(self):
+        raise ValueError("the hint is only broken outside validation")
+'''
+
+
+def test_a_hint_that_raises_ends_the_episode_instead_of_raising(tmp_path):
+    from spade_gym.env.episode import ERROR_OBSERVATION
+
+    assert "def hint" not in GUESS_SOURCE
+    build_suite(tmp_path, {"hint_fails": HINT_FAILS})
+    register_suite(tmp_path)
+    env = gym.make("spade/HintFails-v0", hint=True)
+    obs, info = env.reset(seed=3)
+    assert obs == ERROR_OBSERVATION and info["error"]["where"] == "hint"
+    assert "only broken outside validation" in info["error"]["message"]
+    obs, reward, terminated, truncated, info = env.step("\\boxed{1}")
+    assert (reward, terminated, truncated) == (0.0, False, True) and "error" in info
+    env.close()
+    plain = gym.make("spade/HintFails-v0")  # without the hint the game plays normally
+    assert plain.reset(seed=3)[0] != ERROR_OBSERVATION
+    plain.close()
+
+
+# ----------------------------------------------------------------------------- layering
+
+
+def _imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return names
+
+
+def test_env_layer_knows_nothing_of_suites():
+    env_dir = ROOT / "src" / "spade_gym" / "env"
+    for path in sorted(env_dir.glob("*.py")):
+        upward = {name for name in _imports(path)
+                  if name.startswith(("spade_gym.registry", "spade_gym.validation", "spade_gym.cli"))
+                  or name == "spade_gym"}
+        assert not upward, f"{path.name} imports {sorted(upward)}"
