@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spade_gym.contract import DesignerOutput, parse_designer_output
+from spade_gym.generate.designer_output import DesignerOutput, parse_designer_output
 from spade_gym.errors import DesignerOutputError
 
 # Plain text that cannot be mistaken for structure: no backticks, tags or newlines, and

@@ -1,8 +1,8 @@
 """The program contract: what an environment program must define, in one place.
 
 Everything that describes a program to someone else reads from here: the sandbox
-(which modules exist inside it), the validator (which methods must exist), the
-designer prompt (the text a model is shown) and the designer-output parser.
+(which modules exist inside it), the validator (which methods must exist) and the
+designer prompt (the text a model is shown).
 Keeping them on one source of truth means the prompt can never promise a module
 the sandbox refuses, nor the validator demand a method the prompt never asked for.
 """
@@ -10,10 +10,7 @@ the sandbox refuses, nor the validator demand a method the prompt never asked fo
 from __future__ import annotations
 
 import ast
-import re
-from dataclasses import dataclass
 
-from spade_gym.errors import DesignerOutputError
 
 #: Suffix that marks the environment class (the SPADE reference loader's rule).
 ENV_CLASS_SUFFIX = "Env"
@@ -112,6 +109,45 @@ PROGRAM CONTRACT (checked automatically; a program that breaks it is rejected)
 """
 
 
+#: The contract of a tool-use program, as the designer model reads it. Every sentence is
+#: something the validator checks (see ``docs/tool-use.md``).
+TOOL_USE_CONTRACT_TEXT = f"""\
+TOOL-USE PROGRAM CONTRACT (checked automatically; a program that breaks it is rejected)
+- One Python module defining exactly one environment class whose name ends in `Env` and
+  that subclasses `{TOOL_USE_BASE_CLASS}`. Do not import or define `{TOOL_USE_BASE_CLASS}`:
+  it is already in the namespace. Do not define `step()`: the base class owns it. It reads
+  `<answer>...</answer>` first (a right answer wins: reward {WIN_REWARD}, terminated), else the
+  first `<tool_call>{{"name": ..., "arguments": {{...}}}}</tool_call>`, calls
+  `tool_<name>(**arguments)` and returns `"Tool result:\\n<result>"`. A wrong answer, an unknown
+  tool, bad JSON and a tool that raises each get feedback; text with neither is a format error
+  (reward -0.1). After `max_turns` turns the episode is truncated.
+- If you define `__init__(self, max_turns=<N>, difficulty="medium", **kwargs)`, set your own
+  attributes first and call `super().__init__(max_turns=max_turns, **kwargs)` last (it calls
+  `reset()`). The `difficulty` keyword ("easy", "medium", "hard") changes the task size.
+- `reset(self, seed=None) -> (task: str, {{}})`: set `self.turn_count = 0` and
+  `self._call_history = []`; draw everything from a generator seeded with the seed
+  (`rng = random.Random(seed)`); build the simulated state in `self._state`, declare the tools
+  in `self._tools` and set `self._expected_answer`. The same seed always gives the same task;
+  different seeds give different tasks.
+- `self._tools = {{name: {{"description": str, "parameters": {{"type": "object", "properties":
+  {{...}}, "required": [...]}}}}}}`: valid JSON Schema; tool names use letters, digits and `_`.
+- One method `tool_<name>(self, ...)` per declared tool whose parameters are EXACTLY the
+  declared property names (optional ones with defaults). Tools are deterministic (no
+  randomness, no clock), read and change `self._state`, and return text.
+- `solution(self) -> str`: the winning play from the state right after `reset()`: one
+  `<tool_call>...</tool_call>` per line, then `<answer>...</answer>`. Played one line per turn in
+  a fresh episode it must win on every seed within `max_turns`.
+- Tools must be needed: the final answer submitted before any tool call must NOT win (make
+  `_check_answer(self, answer)` also check `self._call_history` or `self._state`), and the
+  answer never appears in the task text.
+- Optional `hint(self) -> str`: a per-episode privileged hint (never the answer itself).
+- Allowed imports: {", ".join(m for m in ALLOWED_MODULES if m not in ("__future__", TOOL_USE_BASE_MODULE))}.
+  No file, network, process or OS access; no `eval`/`exec`/`open`/`input`; no dunder
+  attributes except `__init__`, `__name__`, `__class__` and operator methods.
+- Observations are at most 64 KiB of text; each call must return within a few seconds.
+"""
+
+
 # --------------------------------------------------------------------------- program kind
 
 
@@ -154,128 +190,3 @@ def program_kind(source: str) -> str:
                 if base.id in classes:
                     pending.append(classes[base.id])
     return GAME_KIND
-
-
-# --------------------------------------------------------------------------- designer output
-
-
-@dataclass(frozen=True)
-class DesignerOutput:
-    """A designer completion split into its parts."""
-
-    code: str
-    hint: str | None
-    #: Non-fatal remarks about the parse (several code blocks, missing hint, ...).
-    notes: tuple[str, ...] = ()
-
-
-_THINK_END = re.compile(r"</think>", re.IGNORECASE)
-#: A fenced block. The opening fence may carry a language word and attributes
-#: (```python title=env.py); the closing fence is ``` at the start of a line, so an empty
-#: block (```python + ```) closes at once. A block nobody closed runs to the end (group 3 is None).
-_FENCE = re.compile(
-    r"```[ \t]*(?:([A-Za-z][\w+.-]*)(?:[ \t][^\n`]*)?)?\n(.*?)(?:(^[ \t]*```)|\Z)",
-    re.DOTALL | re.MULTILINE,
-)
-_HINT = re.compile(r"<hint>(.*?)(?:</hint>|\Z)", re.DOTALL | re.IGNORECASE)
-_HINT_OPEN = re.compile(r"<hint>", re.IGNORECASE)
-_HINT_LINE = re.compile(r"^[ \t]*<hint>", re.MULTILINE | re.IGNORECASE)
-_CLASS_ENV = re.compile(r"^class\s+\w*Env\b", re.MULTILINE)
-_CODE_LANGUAGES = ("python", "py", "python3", "")
-#: How many ``</think>`` cut points are tried before giving up (bounds the work on garbage).
-_MAX_THINK_CUTS = 16
-
-
-def parse_designer_output(text: str) -> DesignerOutput:
-    """Extract the program and the ``<hint>`` from a designer completion.
-
-    Tolerant by design: models wrap answers in thinking text, emit several code
-    blocks, forget the fence or the closing tag. The rules, in order:
-
-    * line endings are normalised to ``\\n`` (a CRLF fence would otherwise not be seen);
-    * everything up to the last ``</think>`` is discarded, unless that ``</think>`` is
-      code (a string literal in the program): then the thinking ends at the latest
-      earlier ``</think>`` after which every later one lies inside a code block, or
-      there was no thinking at all;
-    * the program is the fenced block (``python`` or unlabelled) that defines an
-      ``*Env`` class — the last such block if there are several, since models revise;
-      a block that is never closed ends at a line starting with ``<hint>``;
-      without any fence, the text from the first ``import``/``class`` line is used;
-    * the hint is the content of the last ``<hint>...</hint>`` outside code blocks.
-
-    Raises :class:`DesignerOutputError` naming exactly what was missing.
-    """
-    if not isinstance(text, str):
-        raise DesignerOutputError(f"designer output must be text, got {type(text).__name__}")
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    ends = [m.end() for m in _THINK_END.finditer(text)]
-    # Cut points to try: the last </think> first, 0 (no thinking) last.
-    cuts = ends[::-1][:_MAX_THINK_CUTS] + [0]
-    first_error: DesignerOutputError | None = None
-    for cut in cuts:
-        try:
-            output, code_spans = _parse_answer(text[cut:])
-        except DesignerOutputError as exc:
-            first_error = first_error or exc
-            continue
-        later = [end - cut for end in ends if end > cut]
-        if all(any(lo < end <= hi for lo, hi in code_spans) for end in later):
-            if later:
-                note = "'</think>' occurs inside code; not treated as the end of thinking"
-                output = DesignerOutput(output.code, output.hint, output.notes + (note,))
-            return output
-    # Reachable only after the first cut failed: it has no later </think> to check.
-    assert first_error is not None
-    raise first_error
-
-
-def _parse_answer(text: str) -> tuple[DesignerOutput, list[tuple[int, int]]]:
-    """Parse the answer part of a completion; also return the spans of all code in it."""
-    notes: list[str] = []
-    blocks = []  # (language, block span, content span, closed)
-    for m in _FENCE.finditer(text):
-        language = (m.group(1) or "").lower()
-        content_start, content_end = m.span(2)
-        block_end = m.end()
-        closed = m.group(3) is not None
-        if not closed and language in _CODE_LANGUAGES:
-            hint_at = _HINT_LINE.search(text, content_start, content_end)
-            if hint_at:
-                content_end = block_end = hint_at.start()
-        blocks.append((language, (m.start(), block_end), (content_start, content_end), closed))
-    code_blocks = [b for b in blocks if b[0] in _CODE_LANGUAGES]
-    env_blocks = [b for b in code_blocks if _CLASS_ENV.search(text, *b[2])]
-    spans = [b[2] for b in blocks]
-    outside = text
-    for _, (start, end), _, _ in reversed(blocks):
-        outside = outside[:start] + outside[end:]
-    if env_blocks:
-        _, _, span, closed = env_blocks[-1]
-        if not closed:
-            notes.append("the code block is not closed with ```")
-        if len(env_blocks) > 1:
-            notes.append(f"{len(env_blocks)} code blocks define an *Env class; used the last one")
-    elif code_blocks:
-        raise DesignerOutputError(
-            "found a ```python block but no class whose name ends in 'Env' in it; "
-            "the program must define the environment class (e.g. `class MazeEnv:`)"
-        )
-    else:
-        start = re.search(r"^(?:from\s+\S+\s+import|import\s|class\s)", text, re.MULTILINE)
-        if start is None or not _CLASS_ENV.search(text):
-            raise DesignerOutputError(
-                "no program found: expected one ```python code block defining a class whose "
-                "name ends in 'Env'"
-            )
-        hint_at = _HINT_OPEN.search(text, start.start())
-        span = (start.start(), hint_at.start() if hint_at else len(text))
-        spans.append(span)
-        outside = text[: span[0]] + text[span[1]:]
-        notes.append("no code fence; took the program from the first import/class line")
-    hints = [h.strip() for h in _HINT.findall(outside)]
-    hints = [h for h in hints if h]
-    hint = hints[-1] if hints else None
-    if hint is None:
-        notes.append("no <hint>...</hint> section found")
-    code = text[span[0]:span[1]].strip("\n") + "\n"
-    return DesignerOutput(code=code, hint=hint, notes=tuple(notes)), spans

@@ -56,7 +56,8 @@ def native_calls(reply: AgentReply) -> list[dict]:
     for position, call in enumerate(reply.tool_calls or ()):
         if not isinstance(call, dict):
             continue
-        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        raw = call.get("function")
+        function: dict = raw if isinstance(raw, dict) else {}
         arguments = function.get("arguments", "{}")
         if not isinstance(arguments, str):
             try:

@@ -11,7 +11,7 @@ import click
 from spade_gym.cli.app import handle_errors
 from spade_gym.cli.common import echo_json, safe_markup
 from spade_gym.generate.backends import BackendError
-from spade_gym.generate.prompts import SKILLS
+from spade_gym.generate.prompts import SKILLS, TOOL_USE_SKILLS
 
 #: Backend constructor arguments from the command line, per backend.
 BACKEND_ARGUMENTS = {
@@ -22,7 +22,7 @@ BACKEND_ARGUMENTS = {
 }
 #: Options a replay takes from its log, because they shape the requests (a replay
 #: with other values asks for other (target, attempt) completions than were recorded).
-REPLAYED_SETTINGS = ("attempts", "seed", "temperature", "max_tokens", "multi_turn_ratio", "difficulty", "memory_k")
+REPLAYED_SETTINGS = ("kind", "attempts", "seed", "temperature", "max_tokens", "multi_turn_ratio", "difficulty", "memory_k")
 
 
 @click.command("generate")
@@ -37,12 +37,16 @@ REPLAYED_SETTINGS = ("attempts", "seed", "temperature", "max_tokens", "multi_tur
 @click.option("-n", "n", type=click.IntRange(min=0), default=None,
               help="Number of environments to design (default 1; a tagged replay log sets its own).")
 @click.option("--suite", type=click.Path(file_okay=False), required=True, help="Suite directory to register into.")
+@click.option("--kind", type=click.Choice(["game", "tool-use"]), default="game", show_default=True,
+              help="Design games, or tool-use environments (subclasses of ToolUseBaseEnv with simulated tools).")
 @click.option("--skill", "skills", multiple=True,
-              help="Target skill (repeatable; rotates). Default: all nine. " + ", ".join(SKILLS))
+              help="Target skill (repeatable; rotates). Default: all skills of the kind. Games: "
+                   + ", ".join(SKILLS) + ". Tool use: " + ", ".join(TOOL_USE_SKILLS) + ".")
 @click.option("--corpus", type=click.Path(dir_okay=False, exists=True),
-              help="JSONL grounding corpus (a 'text' field per line); one document per design request.")
+              help="JSONL grounding corpus (a 'text' field per line); one document per design request "
+                   "(for tool use: the domain the tools simulate).")
 @click.option("--multi-turn-ratio", type=click.FloatRange(0, 1), default=0.5, show_default=True,
-              help="Fraction of targets asked to be genuinely multi-turn.")
+              help="Games: fraction of targets asked to be genuinely multi-turn (tool-use tasks always are).")
 @click.option("--attempts", type=click.IntRange(min=1), default=3, show_default=True,
               help="Completions per target: the first design plus repairs fed with the validator's summary "
                    "(a replay takes it, and every other request setting, from its log).")
@@ -58,7 +62,7 @@ REPLAYED_SETTINGS = ("attempts", "seed", "temperature", "max_tokens", "multi_tur
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_context
 @handle_errors
-def command(ctx, backend, model, base_url, api_key_env, n, suite, skills, corpus, multi_turn_ratio, attempts,
+def command(ctx, backend, model, base_url, api_key_env, n, suite, kind, skills, corpus, multi_turn_ratio, attempts,
             concurrency, seed, temperature, max_tokens, log_path, designer, as_json):
     """Design environments with a model: prompt, parse, validate, repair, register.
 
@@ -70,6 +74,8 @@ def command(ctx, backend, model, base_url, api_key_env, n, suite, skills, corpus
     Examples:
       spade-gym generate --backend openai --base-url http://localhost:8000/v1 \\
           --model Qwen/Qwen3-8B -n 20 --suite my_suite --skill "Spatial Reasoning"
+      spade-gym generate --backend openai --base-url http://localhost:8000/v1 \\
+          --model Qwen/Qwen3-8B -n 12 --suite my_tools --kind tool-use --skill "Error Recovery"
       spade-gym generate --backend replay --model generate-20261130.jsonl --suite my_suite
     """
     from rich.console import Console
@@ -92,7 +98,7 @@ def command(ctx, backend, model, base_url, api_key_env, n, suite, skills, corpus
         except BaseException:
             designer_backend.close()
             raise
-    settings = dict(multi_turn_ratio=multi_turn_ratio, attempts=attempts, seed=seed, temperature=temperature,
+    settings = dict(kind=kind, multi_turn_ratio=multi_turn_ratio, attempts=attempts, seed=seed, temperature=temperature,
                     max_tokens=max_tokens)
     settings.update(_replayed_settings(ctx, getattr(designer_backend, "settings", None) or {}))
     targets = ()

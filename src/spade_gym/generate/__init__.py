@@ -17,6 +17,7 @@ from spade_gym.generate.backends import (
 from spade_gym.generate.prompts import (
     PROMPT_VERSION,
     SKILLS,
+    TOOL_USE_SKILLS,
     DesignMemory,
     GroundingCorpus,
     MemoryEntry,
@@ -24,14 +25,18 @@ from spade_gym.generate.prompts import (
     build_design_messages,
     build_repair_messages,
     skill_by_name,
+    skills_for,
 )
+from spade_gym.generate.designer_output import DesignerOutput, parse_designer_output
 from spade_gym.generate.tiny_model import build_tiny_model
 
 __all__ = [
     "PROMPT_VERSION",
     "SKILLS",
+    "TOOL_USE_SKILLS",
     "BackendError",
     "EndpointUnreachable",
+    "DesignerOutput",
     "Completion",
     "DesignMemory",
     "DesignerBackend",
@@ -45,5 +50,7 @@ __all__ = [
     "build_repair_messages",
     "build_tiny_model",
     "make_backend",
+    "parse_designer_output",
     "skill_by_name",
+    "skills_for",
 ]

@@ -1,7 +1,7 @@
 """The generation pipeline: prompt -> completion -> parse -> validate -> repair -> register.
 
 One :class:`GenerationPipeline` run turns ``n`` *targets* (a skill, single- or
-multi-turn) into environments. Each target gets up to ``attempts`` completions: the
+multi-turn; games or tool-use environments, as ``kind`` says) into environments. Each target gets up to ``attempts`` completions: the
 first from the design prompt, every later one from a repair prompt carrying the
 previous completion and the validator's summary of what was wrong. An accepted
 program is registered into the suite at once (atomically, with a card recording its
@@ -26,18 +26,19 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from spade_gym.contract import parse_designer_output, program_kind
+from spade_gym.contract import GAME_KIND, KINDS, TOOL_USE_BASE_CLASS, TOOL_USE_KIND, program_kind
+from spade_gym.generate.designer_output import parse_designer_output
 from spade_gym.errors import DesignerOutputError, SpadeError
 from spade_gym.generate.backends import DesignerBackend, EndpointUnreachable, ReplayBackend
 from spade_gym.generate.prompts import (
-    PROMPT_VERSION,
-    SKILLS,
+    PROMPT_VERSIONS,
     DesignMemory,
     GroundingCorpus,
     MemoryEntry,
     build_design_messages,
     build_repair_messages,
     skill_by_name,
+    skills_for,
 )
 from spade_gym.registry import Card, Suite, SuiteEntry, designer_label
 
@@ -56,6 +57,8 @@ class GenerateConfig:
     """Settings of one generation run (CLI flags map onto these one to one)."""
 
     n: int = 1
+    #: ``"game"`` or ``"tool-use"``: which kind of environment to design.
+    kind: str = GAME_KIND
     skills: tuple[str, ...] = ()
     multi_turn_ratio: float = 0.5
     attempts: int = 3
@@ -80,10 +83,17 @@ class GenerateConfig:
             raise SpadeError("attempts must be >= 1")
         if self.concurrency < 1:
             raise SpadeError("concurrency must be >= 1")
-        self.skills = tuple(skill_by_name(s).name for s in self.skills)
+        if self.kind not in KINDS:
+            raise SpadeError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+        skills = [skill_by_name(s) for s in self.skills]
+        wrong = [s.name for s in skills if s.kind != self.kind]
+        if wrong:
+            raise SpadeError(f"skill(s) {', '.join(wrong)} are not {self.kind} skills; {self.kind} skills are: "
+                             f"{', '.join(skills_for(self.kind))}")
+        self.skills = tuple(s.name for s in skills)
 
     #: Settings that shape the requests (and so what a replay must reuse to reproduce a run).
-    REQUEST_SETTINGS = ("n", "skills", "multi_turn_ratio", "attempts", "seed", "temperature", "max_tokens",
+    REQUEST_SETTINGS = ("n", "kind", "skills", "multi_turn_ratio", "attempts", "seed", "temperature", "max_tokens",
                         "difficulty", "memory_k")
 
     def request_settings(self) -> dict:
@@ -146,12 +156,15 @@ class GenerateSummary:
 
 
 def plan_targets(config: GenerateConfig) -> list[Target]:
-    """Skills rotate in the given order (all nine by default); each target is
-    multi-turn with probability ``multi_turn_ratio``, drawn from ``config.seed``."""
+    """Skills rotate in the given order (all of the kind's skills by default); a game target
+    is multi-turn with probability ``multi_turn_ratio``, drawn from ``config.seed``; a tool-use
+    task always takes several turns."""
     if config.targets:
         return list(config.targets)
-    skills = list(config.skills) or [s.name for s in SKILLS.values()]
+    skills = list(config.skills) or list(skills_for(config.kind))
     rng = random.Random(f"targets:{config.seed}")
+    if config.kind == TOOL_USE_KIND:
+        return [Target(i, skills[i % len(skills)], True) for i in range(config.n)]
     return [Target(i, skills[i % len(skills)], rng.random() < config.multi_turn_ratio) for i in range(config.n)]
 
 
@@ -278,6 +291,7 @@ class GenerationPipeline:
         from spade_gym.validation import validate_source
 
         result = TargetResult(target)
+        kind = skill_by_name(target.skill).kind
         started = time.monotonic()
         rng = random.Random(f"design:{self.config.seed}:{target.index}")
         grounding = self.corpus.sample(rng) if self.corpus else None
@@ -290,8 +304,8 @@ class GenerationPipeline:
                 break
             result.attempts = attempt
             record = {"event": "attempt", "time": _now(), "target": asdict(target), "attempt": attempt,
-                      "backend": self.backend.name, "model": self.backend.model, "prompt_version": PROMPT_VERSION,
-                      "messages": messages}
+                      "backend": self.backend.name, "model": self.backend.model,
+                      "prompt_version": PROMPT_VERSIONS[kind], "kind": kind, "messages": messages}
             request_seed = self.config.seed * 100_000 + target.index * 100 + attempt
             record["request_seed"] = request_seed
             try:
@@ -315,7 +329,14 @@ class GenerationPipeline:
                 result.failures.append("parse")
                 result.last_summary = str(exc)
                 self._log({**record, "accepted": False, "parse_error": str(exc)})
-                messages = build_repair_messages(messages, completion.text, feedback)
+                messages = build_repair_messages(messages, completion.text, feedback, kind=kind)
+                continue
+            if program_kind(parsed.code) != kind:
+                feedback = _KIND_FEEDBACK[kind]
+                result.failures.append("kind")
+                result.last_summary = feedback
+                self._log({**record, "accepted": False, "kind_error": feedback})
+                messages = build_repair_messages(messages, completion.text, feedback, kind=kind)
                 continue
             report = validate_source(parsed.code, hint=parsed.hint, suite=self.suite, config=self.validation_config)
             record["report"] = report.to_dict()
@@ -329,7 +350,7 @@ class GenerationPipeline:
             result.last_summary = report.summary()
             result.rejected_files.append(self._keep_rejected(parsed.code, report, target, attempt))
             self._log({**record, "accepted": False})
-            messages = build_repair_messages(messages, completion.text, report.summary())
+            messages = build_repair_messages(messages, completion.text, report.summary(), kind=kind)
         result.seconds = time.monotonic() - started
         if self.progress is not None:
             self.progress(result)
@@ -346,7 +367,7 @@ class GenerationPipeline:
             "designer": designer_label(self.designer_model, self.designer_backend),
             "backend": self.designer_backend,
             "model": self.designer_model,
-            "prompt_version": PROMPT_VERSION,
+            "prompt_version": PROMPT_VERSIONS[program_kind(source)],
             "requested_skill": target.skill,
             "requested_multi_turn": target.multi_turn,
             "attempts": attempt,
@@ -382,6 +403,16 @@ class GenerationPipeline:
             with open(self.log_path, "a", encoding="utf-8") as handle:
                 handle.write(line)
                 handle.flush()
+
+
+#: The repair request when a design is of the wrong kind.
+_KIND_FEEDBACK = {
+    TOOL_USE_KIND: (f"A tool-use environment was requested, but the program's environment class does not "
+                    f"subclass {TOOL_USE_BASE_CLASS}. Write `class SomethingEnv({TOOL_USE_BASE_CLASS}):` (no import: "
+                    f"the base class is already defined), with reset(), tool_<name>() methods and solution()."),
+    GAME_KIND: (f"A game was requested, but the program subclasses {TOOL_USE_BASE_CLASS}. Write a game class "
+                f"with its own step() that reads \\boxed{{...}} answers."),
+}
 
 
 def _now() -> str:

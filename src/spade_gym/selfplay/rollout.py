@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spade_gym.agents import EpisodeSpec, play_episodes
-from spade_gym.contract import parse_designer_output
+from spade_gym.generate.designer_output import parse_designer_output
 from spade_gym.errors import DesignerOutputError, SpadeError
 from spade_gym.generate.pipeline import describe_program, suite_memory
 from spade_gym.generate.prompts import SKILLS, build_design_messages, skill_by_name
