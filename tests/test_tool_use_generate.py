@@ -114,7 +114,8 @@ def test_a_design_of_the_wrong_kind_is_sent_back_for_repair(tmp_path):
     summary = GenerationPipeline(ReplayBackend(log), tmp_path / "s", config, log_path=tmp_path / "log.jsonl").run()
     assert summary.results[0].failures == ["kind"]
     assert "subclass ToolUseBaseEnv" in summary.results[0].last_summary
-    record = json.loads((tmp_path / "log.jsonl").read_text().splitlines()[0])
+    records = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    record = next(r for r in records if r.get("event") == "attempt")
     assert record["kind"] == "tool-use" and record["prompt_version"].startswith("spade-tool-designer")
 
 

@@ -253,7 +253,7 @@ class GenerationPipeline:
         targets = plan_targets(self.config)
         self.suite.path.mkdir(parents=True, exist_ok=True)
         self._log({"event": "run", "time": _now(), "settings": self.config.request_settings(),
-                   "targets": [asdict(t) for t in targets], "prompt_version": PROMPT_VERSION,
+                   "targets": [asdict(t) for t in targets], "prompt_version": PROMPT_VERSIONS[self.config.kind],
                    "designer": {"model": self.designer_model, "backend": self.designer_backend}})
         start = time.monotonic()
         results: list[TargetResult] = []
