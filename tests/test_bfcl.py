@@ -386,3 +386,96 @@ def test_eval_agents_oracle_wins_and_random_loses_through_the_driver():
     # (not the (ir)relevance categories: there a reply without a call, or any call, is right)
     random_play = play_episodes(RandomAgent(seed=0), [s for s in specs if "relevance" not in s.env_id])
     assert sum(e.won for e in random_play) / len(random_play) < 0.05
+
+
+# ----------------------------------------------------------------------------- against BFCL's own checker
+
+
+@pytest.fixture
+def bfcl_ast_checker(monkeypatch):
+    """BFCL's own ast_checker, as a reference to compare verdicts with (never used for scoring).
+
+    Its module imports BFCL's model registry only to look up whether a model's API turns
+    dots into underscores; a stand-in answers "no", so names are compared as BFCL writes them.
+    """
+    import types
+
+    stub = types.ModuleType("bfcl_eval.constants.model_config")
+
+    class NoUnderscoreToDot:
+        underscore_to_dot = False
+
+    stub.MODEL_CONFIG_MAPPING = {"reference": NoUnderscoreToDot()}
+    monkeypatch.setitem(sys.modules, "bfcl_eval.constants.model_config", stub)
+    monkeypatch.delitem(sys.modules, "bfcl_eval.eval_checker.ast_eval.ast_checker", raising=False)
+    try:
+        from bfcl_eval.constants.enums import Language
+        from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
+    except Exception as exc:  # its layout changed: nothing to compare with
+        pytest.skip(f"BFCL's ast_checker cannot be loaded: {exc!r}")
+    yield lambda functions, calls, answers, category: ast_checker(
+        list(functions), [{c.name: c.arguments} for c in calls], list(answers), Language.PYTHON, category,
+        "reference")["valid"]
+    sys.modules.pop("bfcl_eval.eval_checker.ast_eval.ast_checker", None)
+
+
+def _mutations(task, calls: list[ToolCall], rng: random.Random):
+    """The reference reply and a few ways to get it (mostly) wrong."""
+    yield calls
+    for _ in range(6):
+        out = [ToolCall(c.name, json.loads(json.dumps(c.arguments))) for c in calls]
+        i = rng.randrange(len(out))
+        name, arguments = out[i].name, out[i].arguments
+        kind = rng.choice(["drop", "value", "add", "name", "order", "duplicate", "remove"])
+        if kind == "drop" and arguments:
+            arguments.pop(rng.choice(sorted(arguments)))
+        elif kind == "value" and arguments:
+            key = rng.choice(sorted(arguments))
+            value = arguments[key]
+            arguments[key] = (not value if isinstance(value, bool) else
+                              rng.choice([value + 1, str(value), float(value)]) if isinstance(value, int) else
+                              rng.choice([value * 2 + 1, str(value)]) if isinstance(value, float) else
+                              rng.choice([value + "x", value.upper(), f" {value}.", 7]) if isinstance(value, str) else
+                              rng.choice([value[::-1], value + value[:1], "x"]) if isinstance(value, list) else
+                              rng.choice([{}, {**value, "zz": 1}]) if isinstance(value, dict) else value)
+        elif kind == "add":
+            arguments["zz_extra"] = 1
+        elif kind == "name":
+            name += "_v2"
+        elif kind == "order":
+            rng.shuffle(out)
+        elif kind == "duplicate":
+            out.append(out[i])
+        elif kind == "remove" and len(out) > 1:
+            out.pop(i)
+            yield out
+            continue
+        if kind not in ("order", "duplicate"):
+            out[i] = ToolCall(name, arguments)
+        yield out
+
+
+@needs_data
+@pytest.mark.parametrize("category", [c for c, m in bfcl.CATEGORIES.items() if m not in ("irrelevance", "relevance")])
+def test_verdicts_agree_with_bfcls_own_checker(category, bfcl_ast_checker):
+    rng = random.Random(category)
+    tasks = bfcl.load_tasks(category)
+    verdicts = []
+    for task in rng.sample(tasks, min(25, len(tasks))):
+        shown_to_bfcl = {shown: name for name, shown in bfcl.shown_names(task.functions).items()}
+        reference = [ToolCall(shown_to_bfcl.get(c.name, c.name), c.arguments) for c in bfcl.reference_calls(task)]
+        for calls in _mutations(task, reference, rng):
+            ours = check(bfcl.CATEGORIES[category], task.functions, calls, task.ground_truth).valid
+            assert ours == bfcl_ast_checker(task.functions, calls, task.ground_truth, category), (task.id, calls)
+            verdicts.append(ours)
+    assert any(verdicts) and not all(verdicts)  # both verdicts were exercised
+
+
+@needs_data
+def test_the_one_difference_bfcl_pairs_parallel_calls_greedily(bfcl_ast_checker):
+    functions = [TIME]
+    expected = [{"time_now": {"city": ["Paris", "Rome"]}}, {"time_now": {"city": ["Paris"]}}]
+    calls = [ToolCall("time_now", {"city": "Paris"}), ToolCall("time_now", {"city": "Rome"})]
+    assert check("parallel", functions, calls, expected).valid
+    assert not bfcl_ast_checker(functions, calls, expected, "parallel")
+    assert bfcl_ast_checker(functions, calls[::-1], expected, "parallel")  # the same calls, the other order
