@@ -49,7 +49,7 @@ def run_with_progress(sources: dict[str, str], *, hints=None, suite=None, worker
     from spade_gym.validation import validate_many
 
     console = Console(stderr=True)
-    show = len(sources) > 1 and console.is_terminal
+    show = console.is_terminal  # one program can take many seconds too (slow steps, many levels)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True, disable=not show) as progress:
         task = progress.add_task(label, total=len(sources))
