@@ -67,3 +67,18 @@ def benign_suite(tmp_path_factory):
     entries = build_suite(directory)
     register_suite(directory)
     return {entry.card.name: entry.id for entry in entries}
+
+
+TOOLUSE_DIR = PROGRAMS / "tooluse"
+
+
+@pytest.fixture(scope="session")
+def tool_use_suite(tmp_path_factory):
+    """The tool-use test programs as a registered suite; returns (directory, {name: id})."""
+    from spade_gym.registry import register_suite
+
+    directory = tmp_path_factory.mktemp("tool-use-suite")
+    entries = build_suite(directory, {p.stem: p.read_text() for p in sorted(TOOLUSE_DIR.glob("*.py"))},
+                          skill="Data Retrieval")
+    register_suite(directory)
+    return directory, {entry.card.name: entry.id for entry in entries}

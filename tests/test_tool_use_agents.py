@@ -14,24 +14,15 @@ import gymnasium as gym
 import pytest
 
 import spade_gym
-from conftest import GUESS_SOURCE, PROGRAMS, build_suite
 from fakes import FakeOpenAI, Reply
 from spade_gym import toolcalls
 from spade_gym.agents import AgentReply, EpisodeSpec, OracleAgent, RandomAgent, play_episodes
 from spade_gym.agents import toolchat
 from spade_gym.generate.backends import Completion
 
-TOOLUSE_SOURCES = {p.stem: p.read_text() for p in sorted((PROGRAMS / "tooluse").glob("*.py"))}
-
-
 @pytest.fixture(scope="module")
-def tool_ids(tmp_path_factory):
-    from spade_gym.registry import register_suite
-
-    directory = tmp_path_factory.mktemp("tool-agents")
-    entries = build_suite(directory, {**TOOLUSE_SOURCES, "guess": GUESS_SOURCE})
-    register_suite(directory)
-    return {entry.card.name: entry.id for entry in entries}
+def tool_ids(tool_use_suite):
+    return tool_use_suite[1]
 
 
 def script_for(env_id: str, seed: int) -> list[str]:
@@ -42,10 +33,10 @@ def script_for(env_id: str, seed: int) -> list[str]:
     return script
 
 
-def test_oracle_plays_the_solution_one_action_per_turn(tool_ids):
+def test_oracle_plays_the_solution_one_action_per_turn(tool_ids, benign_suite):
     names = ["FileOrganizer", "BankLedger", "WarehouseSteps", "UnitConverter"]
     specs = [EpisodeSpec(tool_ids[n], seed) for n in names for seed in (3, 11)]
-    episodes = play_episodes(OracleAgent(), specs + [EpisodeSpec(tool_ids["NumberHunt"], 3)])
+    episodes = play_episodes(OracleAgent(), specs + [EpisodeSpec(benign_suite["NumberHunt"], 3)])
     assert all(e.won for e in episodes)
     for spec, episode in zip(specs, episodes):
         script = script_for(spec.env_id, spec.seed)

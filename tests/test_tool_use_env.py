@@ -22,14 +22,8 @@ TOOLUSE_SOURCES = {p.stem: p.read_text() for p in sorted(TOOLUSE_DIR.glob("*.py"
 
 
 @pytest.fixture(scope="module")
-def tool_suite(tmp_path_factory):
-    """The tool-use test programs and one game, registered; returns (directory, {name: id})."""
-    from spade_gym.registry import register_suite
-
-    directory = tmp_path_factory.mktemp("tool-suite")
-    entries = build_suite(directory, {**TOOLUSE_SOURCES, "guess": GUESS_SOURCE}, skill="Data Retrieval")
-    register_suite(directory)
-    return directory, {entry.card.name: entry.id for entry in entries}
+def tool_suite(tool_use_suite):
+    return tool_use_suite
 
 
 def test_reset_puts_the_tools_in_info(tool_suite):
@@ -50,9 +44,8 @@ def test_reset_puts_the_tools_in_info(tool_suite):
     env.close()
 
 
-def test_a_game_has_no_tools(tool_suite):
-    _, ids = tool_suite
-    env = gym.make(ids["NumberHunt"])
+def test_a_game_has_no_tools(benign_suite):
+    env = gym.make(benign_suite["NumberHunt"])
     _, info = env.reset(seed=0)
     assert "tools" not in info
     with pytest.raises(SpadeError, match="not a tool-use environment"):
@@ -117,8 +110,13 @@ def test_a_failing_get_tools_truncates_without_punishing_the_agent():
     env.close()
 
 
-def test_cards_record_the_kind_and_list_filters_by_it(tool_suite):
-    directory, ids = tool_suite
+def test_cards_record_the_kind_and_list_filters_by_it(tmp_path):
+    from spade_gym.registry import Suite
+
+    directory = tmp_path / "mixed"
+    entries = build_suite(directory, {**TOOLUSE_SOURCES, "guess": GUESS_SOURCE}, skill="Data Retrieval")
+    ids = {entry.card.name: entry.id for entry in entries}
+    assert {e.card.name: e.card.kind for e in Suite(directory).entries()}["NumberHunt"] == "game"
     runner = CliRunner()
     rows = json.loads(runner.invoke(main, ["list", "--suite", str(directory), "--json"]).output)
     kinds = {row["id"]: row["kind"] for row in rows}
@@ -141,3 +139,27 @@ def test_card_kind_is_checked():
     assert Card.from_dict(old).kind == "game"  # cards written before kinds existed are games
     with pytest.raises(spade_gym.RegistryError, match="kind must be one of"):
         Card.from_dict({**data, "kind": "puzzle"})
+
+
+def test_play_a_tool_use_episode_in_the_terminal(tool_suite):
+    from spade_gym import toolcalls
+    from spade_gym.cli.play_cmd import tool_action
+
+    directory, ids = tool_suite
+    env = gym.make(ids["UnitConverter"])
+    env.reset(seed=4)
+    script = toolcalls.solution_actions(spade_gym.privileged(env).solution())
+    env.close()
+    typed = []
+    for action in script:
+        parsed = toolcalls.parse_action(action)
+        typed.append(f"= {parsed.answer}" if parsed.answer is not None
+                     else f"{parsed.calls[0].name} {json.dumps(parsed.calls[0].arguments)}")
+    result = CliRunner().invoke(main, ["play", ids["UnitConverter"], "--seed", "4", "--suite", str(directory)],
+                                input="factor {oops\n" + "\n".join(typed) + "\n")
+    assert result.exit_code == 0, result.output
+    assert "Tools:" in result.output and "factor(unit)" in result.output
+    assert "Format error" in result.output and "You won after 4 turn(s)" in result.output
+    assert tool_action("<answer>3</answer>") == "<answer>3</answer>"
+    assert tool_action("=  42 ") == "<answer>42</answer>"
+    assert tool_action('ls {"path": "/"}') == toolcalls.format_call("ls", {"path": "/"})

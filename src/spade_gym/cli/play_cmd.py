@@ -8,6 +8,35 @@ from spade_gym.cli.app import handle_errors
 from spade_gym.cli.common import printable, resolve_entry
 
 
+def tool_action(text: str) -> str:
+    """What a human types, as a tool-use action: ``name {"arg": ...}`` calls a tool, ``= text``
+    answers, anything starting with ``<`` is sent as written."""
+    import json
+
+    from spade_gym import toolcalls
+
+    text = text.strip()
+    if text.startswith("<"):
+        return text
+    if text.startswith("="):
+        return toolcalls.format_answer(text[1:].strip().replace(toolcalls.ANSWER_CLOSE, ""))
+    name, _, rest = text.partition(" ")
+    try:
+        arguments = json.loads(rest) if rest.strip() else {}
+    except ValueError:
+        return text  # the environment answers with its format error
+    return toolcalls.format_call(name, arguments) if isinstance(arguments, dict) else text
+
+
+def _show_tools(tools: list[dict]) -> None:
+    click.secho("Tools:", bold=True)
+    for tool in tools:
+        function = tool["function"]
+        properties = (function.get("parameters") or {}).get("properties") or {}
+        click.echo(printable(f"  {function['name']}({', '.join(properties)}): {function.get('description', '')}"))
+    click.echo('Call a tool as: name {"argument": value}   Answer as: = your answer')
+
+
 def _input(prompt: str) -> str:
     try:
         import readline  # noqa: F401 - line editing and history for input()
@@ -26,7 +55,8 @@ def _input(prompt: str) -> str:
 @handle_errors
 def command(env_id, seed, hint, difficulty, suite, show_solution):
     """Play an environment as a human. Answers are usually typed as \\boxed{...};
-    plain text is boxed for you. Ctrl-D or Ctrl-C quits.
+    plain text is boxed for you. In a tool-use environment, type a tool call as
+    name {"argument": value} and the answer as = answer. Ctrl-D or Ctrl-C quits.
 
     \b
     Example:
@@ -44,6 +74,9 @@ def command(env_id, seed, hint, difficulty, suite, show_solution):
         click.secho(f"{entry.id}  (seed {env.unwrapped.last_program_seed}, up to {env.unwrapped.max_turns} turns)",
                     bold=True)
         click.echo(printable(obs))
+        tools = info.get("tools") if isinstance(info.get("tools"), list) else None
+        if tools is not None:
+            _show_tools(tools)
         while True:
             try:
                 text = _input("\n> ")
@@ -52,7 +85,10 @@ def command(env_id, seed, hint, difficulty, suite, show_solution):
                 return
             if not text.strip():
                 continue
-            action = text if "\\boxed{" in text else "\\boxed{" + text.strip() + "}"
+            if tools is not None:
+                action = tool_action(text)
+            else:
+                action = text if "\\boxed{" in text else "\\boxed{" + text.strip() + "}"
             obs, reward, terminated, truncated, info = env.step(action)
             total += reward
             click.echo(printable(obs))
