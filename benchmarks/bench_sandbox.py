@@ -30,8 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import BENIGN, load_plain, plain_episode, print_table  # noqa: E402
 
-from spade_gym.sandbox import ProgramHandle, protocol  # noqa: E402
+from spade_gym.sandbox import ProgramHandle, framing  # noqa: E402
 from spade_gym.sandbox.policy import compile_program  # noqa: E402
+from spade_gym.sandbox.instance import build_namespace  # noqa: E402
 from spade_gym.sandbox.runtime import ProgramRuntime  # noqa: E402
 from spade_gym.sandbox.limits import Limits  # noqa: E402
 
@@ -48,8 +49,8 @@ def bare_round_trip(n: int, spin: bool) -> float:
         host.close()
         try:
             while True:
-                protocol.recv_blocking(child, 1 << 20)
-                protocol.send(child, {"ok": True, "result": ["obs text of typical length " * 3, 0.0, False, False, {}]})
+                framing.recv_blocking(child, 1 << 20)
+                framing.send(child, {"ok": True, "result": ["obs text of typical length " * 3, 0.0, False, False, {}]})
         except Exception:
             os._exit(0)
     child.close()
@@ -57,16 +58,16 @@ def bare_round_trip(n: int, spin: bool) -> float:
 
     def receive():
         if spin:
-            return protocol.recv_deadline(host, time.monotonic() + 5, 1 << 20)
+            return framing.recv_deadline(host, time.monotonic() + 5, 1 << 20)
         host.setblocking(True)
-        return protocol.recv_blocking(host, 1 << 20)
+        return framing.recv_blocking(host, 1 << 20)
 
     for _ in range(200):
-        protocol.send(host, request)
+        framing.send(host, request)
         receive()
     start = time.perf_counter()
     for _ in range(n):
-        protocol.send(host, request)
+        framing.send(host, request)
         receive()
     elapsed = time.perf_counter() - start
     host.close()
@@ -147,7 +148,11 @@ def attribute_heavy(n: int) -> tuple[float, float]:
     """(guarded seconds, plain seconds) for n ticks of attribute-heavy code, in-process."""
     compiled = compile_program(ATTRIBUTE_HEAVY)
     runtime = ProgramRuntime(Limits())
-    ns = runtime.new_namespace()
+
+    class Owner:
+        recursion_limit = sys.getrecursionlimit()
+
+    ns = build_namespace(runtime.guards, runtime.surfaces.for_instance(Owner()))
     exec(compiled.code, ns)
     guarded = ns["SwarmEnv"]()
     plain_ns = {"__name__": "plain"}

@@ -18,7 +18,8 @@ from spade_gym.errors import (
     ProtocolError,
     SandboxError,
 )
-from spade_gym.sandbox import Limits, ProgramHandle
+from spade_gym.sandbox import Limits, ProgramHandle, diagnose
+from spade_gym.sandbox.confine import WORKER_UID_BASE
 
 FAST = Limits(call_timeout=1.0, load_timeout=2.0, kill_grace=0.5)
 
@@ -145,14 +146,21 @@ def test_print_flood_is_absorbed():
         assert handle.step("x")[0] == "ok"
 
 
-def test_oversized_observation_is_a_protocol_error():
-    reset = "return 'x' * 200000, {}"
-    with ProgramHandle(hostile(reset=reset)) as handle, pytest.raises(ProtocolError, match="200000 characters"):
-        handle.reset(seed=0)
+def test_oversized_observation_is_cut_with_a_visible_marker():
+    """An echo of a 100k-character action must not cost the episode (issue 13 §3)."""
+    step = "return 'Invalid guess: ' + action, 0.0, False, False, {}"
+    with ProgramHandle(hostile(reset="return 'x' * 200000, {}", step=step)) as handle:
+        obs, _ = handle.reset(seed=0)
+        limit = Limits().max_observation_chars
+        kept = obs.index("…")
+        assert len(obs) == limit and obs == "x" * kept + f"… [truncated {200000 - kept} characters]"
+        obs = handle.step("a" * 100_000)[0]
+        assert len(obs) == limit and "[truncated " in obs and obs.startswith("Invalid guess: aaa")
     small = Limits(max_observation_chars=100)
     with ProgramHandle(hostile(reset="return 'y' * 101, {}"), limits=small) as handle:
-        with pytest.raises(ProtocolError, match="limit is 100"):
-            handle.reset(seed=0)
+        obs, _ = handle.reset(seed=0)
+        assert obs == "y" * 73 + "… [truncated 28 characters]"  # 73 kept + 28 cut = 101
+        assert len(obs) == 100
 
 
 def test_oversized_exception_message_is_cut():
@@ -204,8 +212,8 @@ def test_str_subclass_observation_is_copied_to_plain_str():
 
 def test_process_layer_confinement():
     """What a program that escaped the language layer would find in its worker."""
-    with ProgramHandle(GUESS_SOURCE) as handle:
-        facts = handle.selfcheck()
+    report = diagnose()
+    facts = report["facts"]
     assert facts["environ"] == [], "no inherited environment (secrets)"
     assert facts["fork"].startswith("refused")
     assert all(v.startswith("refused") for v in facts["writes"].values())
@@ -213,7 +221,8 @@ def test_process_layer_confinement():
     assert facts["rlimits"]["RLIMIT_AS"][0] == Limits().memory_bytes
     assert facts["cwd_entries"] in ([], "error: Permission denied")
     if os.geteuid() == 0:
-        assert facts["uid"] == 65534 and facts["gid"] == 65534
+        assert facts["uid"] >= WORKER_UID_BASE and facts["gid"] == facts["uid"]
+        assert report["hello"]["confinement"]["uid_isolation"] == "distinct uid per worker"
 
 
 def test_secret_in_host_environment_is_not_inherited(monkeypatch):
@@ -221,8 +230,7 @@ def test_secret_in_host_environment_is_not_inherited(monkeypatch):
     from spade_gym.sandbox.host import Zygote
 
     Zygote.shutdown()  # a zygote started after the secret was set
-    with ProgramHandle(GUESS_SOURCE) as handle:
-        assert "SPADE_TEST_API_KEY" not in handle.selfcheck()["environ"]
+    assert "SPADE_TEST_API_KEY" not in diagnose()["facts"]["environ"]
 
 
 def test_many_handles_open_at_once():

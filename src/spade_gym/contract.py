@@ -78,6 +78,8 @@ INJECTED_NAMES = {
 DEFAULT_MAX_TURNS = 10
 #: Reward a winning episode ends with (the reference convention).
 WIN_REWARD = 1.0
+#: Every reward lies in this closed range (the host clamps what a worker reports).
+REWARD_RANGE = (-1.0, 1.0)
 
 #: The contract as the designer model reads it. Kept short and exact: every sentence is
 #: something the validator checks or the sandbox enforces.

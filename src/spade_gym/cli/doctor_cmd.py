@@ -1,4 +1,4 @@
-"""``spade-gym doctor``: what the sandbox can enforce on this machine."""
+"""``spade-gym doctor``: what the sandbox enforces on this machine, as the worker reports it."""
 
 from __future__ import annotations
 
@@ -25,6 +25,37 @@ class ProbeEnv:
 '''
 
 
+def collect() -> dict:
+    """Start a program's worker and a diagnostic worker; report what each found."""
+    from spade_gym.sandbox import ProgramHandle, confine, diagnose
+
+    start = time.perf_counter()
+    with ProgramHandle(_PROBE) as handle:
+        first = time.perf_counter() - start
+        confinement = handle.confinement
+    start = time.perf_counter()
+    ProgramHandle(_PROBE).close()
+    warm = time.perf_counter() - start
+    probe = diagnose(read=[os.path.join(os.getcwd(), ".env"), os.path.abspath(sys.argv[0])])
+    facts = probe["facts"]
+    return {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "host_uid": os.geteuid(),
+        "kernel_landlock_abi": confine.status()["landlock_abi"],
+        "worker": confinement,
+        "worker_can_fork": facts["fork"],
+        "worker_can_write_files": facts["writes"],
+        "worker_can_read": facts["reads"],
+        "worker_can_open_sockets": facts["socket"],
+        "worker_can_signal_host": facts["signal_parent"],
+        "worker_environment": facts["environ"],
+        "rlimits": facts["rlimits"],
+        "first_env_start_s": round(first, 3),
+        "warm_env_start_s": round(warm, 4),
+    }
+
+
 @click.command("doctor")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @handle_errors
@@ -35,41 +66,34 @@ def command(as_json):
     Example:
       spade-gym doctor
     """
-    from spade_gym.sandbox import ProgramHandle, confine
-
-    start = time.perf_counter()
-    with ProgramHandle(_PROBE) as handle:
-        first = time.perf_counter() - start
-        facts = handle.selfcheck()
-    start = time.perf_counter()
-    ProgramHandle(_PROBE).close()
-    warm = time.perf_counter() - start
-    support = confine.status()
-    report = {
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "host_uid": os.geteuid(),
-        "worker_uid": facts["uid"],
-        "landlock_abi": support["landlock_abi"],
-        "seccomp": support["seccomp_arch"],
-        "worker_can_fork": facts["fork"],
-        "worker_can_write_files": facts["writes"],
-        "worker_can_open_sockets": facts["socket"],
-        "worker_environment": facts["environ"],
-        "rlimits": facts["rlimits"],
-        "first_env_start_s": round(first, 3),
-        "warm_env_start_s": round(warm, 4),
-    }
+    report = collect()
     if as_json:
         echo_json(report)
         return
-    ok = lambda good: click.style("ok", fg="green") if good else click.style("missing", fg="yellow")  # noqa: E731
+    worker = report["worker"]
+
+    def status(good: bool, text: str) -> str:
+        return click.style(text, fg="green" if good else "yellow")
+
+    landlock = worker.get("landlock_abi", 0)
     click.echo(f"Python {report['python']} on {report['platform']}")
-    click.echo(f"Landlock ABI {support['landlock_abi']}: {ok(support['landlock_abi'] > 0)}")
-    click.echo(f"seccomp filter: {ok(support['seccomp_arch'])}")
-    click.echo(f"workers run as uid {facts['uid']} (host uid {os.geteuid()})")
-    click.echo(f"fork from a worker: {facts['fork']}")
-    click.echo(f"socket from a worker: {facts['socket']}")
-    click.echo(f"file writes from a worker: {', '.join(f'{k}: {v}' for k, v in facts['writes'].items())}")
-    click.echo(f"worker environment variables: {len(facts['environ'])}")
-    click.echo(f"first env start {first * 1000:.0f} ms (starts the sandbox), warm start {warm * 1000:.1f} ms")
+    click.echo(f"Landlock (file reads limited to the runtime, no writes): "
+               f"{status(landlock > 0, f'ABI {landlock}' if landlock else 'not available')}"
+               + (" — signal scoping needs ABI 6" if 0 < landlock < 6 else ""))
+    click.echo(f"seccomp filter: {status(bool(worker.get('seccomp')), 'active' if worker.get('seccomp') else 'not active')}")
+    click.echo(f"no_new_privs: {status(bool(worker.get('no_new_privs')), str(worker.get('no_new_privs')))}; "
+               f"die with the sandbox (pdeathsig): {status(bool(worker.get('pdeathsig')), str(worker.get('pdeathsig')))}")
+    isolation = worker.get("uid_isolation", "unknown")
+    click.echo(f"worker identity: {status(isolation.startswith('distinct') or landlock >= 6, isolation)}"
+               f" (uid {worker.get('uid')}, host uid {report['host_uid']})")
+    if "pid_namespace" in worker:
+        click.echo(f"PID namespace per worker: {status(bool(worker['pid_namespace']), str(worker['pid_namespace']))}")
+    click.echo(f"fork from a worker: {report['worker_can_fork']}")
+    click.echo(f"socket from a worker: {report['worker_can_open_sockets']}")
+    click.echo(f"signal to the host from a worker: {report['worker_can_signal_host']}")
+    click.echo("file reads from a worker: " + ", ".join(f"{k}: {v}" for k, v in report["worker_can_read"].items()))
+    click.echo("file writes from a worker: "
+               + ", ".join(f"{k}: {v}" for k, v in report["worker_can_write_files"].items()))
+    click.echo(f"worker environment variables: {len(report['worker_environment'])}")
+    click.echo(f"first env start {report['first_env_start_s'] * 1000:.0f} ms (starts the sandbox), "
+               f"warm start {report['warm_env_start_s'] * 1000:.1f} ms")

@@ -15,7 +15,8 @@ from spade_gym.errors import (
     SandboxUnavailable,
     WorkerCrashed,
 )
-from spade_gym.sandbox.host import ProgramHandle, Zygote
+from spade_gym.sandbox.handle import ProgramHandle
+from spade_gym.sandbox.host import Zygote, diagnose
 from spade_gym.sandbox.limits import DEFAULT_LIMITS, Limits
 from spade_gym.sandbox.policy import CompiledProgram, compile_program
 
@@ -34,5 +35,6 @@ __all__ = [
     "SandboxUnavailable",
     "WorkerCrashed",
     "Zygote",
+    "diagnose",
     "compile_program",
 ]

@@ -39,6 +39,51 @@ def _syscall():
     return _libc
 
 
+# ----------------------------------------------------------------------------- prctl
+
+PR_SET_PDEATHSIG = 1
+PR_GET_PDEATHSIG = 2
+PR_SET_NO_NEW_PRIVS = 38
+PR_GET_NO_NEW_PRIVS = 39
+
+
+def prctl_checked(option: int, arg: int) -> bool:
+    """Call prctl and say whether it took effect (read back where the kernel allows)."""
+    try:
+        libc = _syscall()
+    except OSError:
+        return False
+    if libc.prctl(option, ctypes.c_ulong(arg), 0, 0, 0) != 0:
+        return False
+    if option == PR_SET_NO_NEW_PRIVS:
+        return libc.prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1
+    if option == PR_SET_PDEATHSIG:
+        value = ctypes.c_int(0)
+        return libc.prctl(PR_GET_PDEATHSIG, ctypes.byref(value), 0, 0, 0) == 0 and value.value == arg
+    return True
+
+
+# ----------------------------------------------------------------------------- identity
+
+#: Workers of a root host each run as ``WORKER_UID_BASE + pid``: a uid no account has,
+#: different for every live worker, so no worker can signal or ptrace another (or the
+#: host) whatever the kernel's Landlock version.
+WORKER_UID_BASE = 0x2000_0000
+
+
+def isolate_identity(drop_privileges: bool) -> dict:
+    """Give the calling worker an identity of its own; report what was done."""
+    if not drop_privileges:
+        return {"uid_isolation": "off (drop_privileges=False)"}
+    if os.geteuid() != 0:
+        return {"uid_isolation": "not root: workers share the host's uid"}
+    uid = WORKER_UID_BASE + os.getpid()
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    return {"uid_isolation": "distinct uid per worker"}
+
+
 # ----------------------------------------------------------------------------- landlock
 
 _NR = {

@@ -20,12 +20,9 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any
 
 from spade_gym.errors import (
-    PolicyViolation,
     ProgramCPULimit,
-    ProgramError,
     ProgramMemoryError,
     ProgramTimeout,
     ProtocolError,
@@ -33,20 +30,10 @@ from spade_gym.errors import (
     SandboxUnavailable,
     WorkerCrashed,
 )
-from spade_gym.sandbox import protocol
+from spade_gym.sandbox import framing
+from spade_gym.sandbox import protocol as p
 from spade_gym.sandbox.limits import DEFAULT_LIMITS, Limits
-from spade_gym.sandbox.tooluse import check_tool_list
-
-_ERROR_CLASSES = {
-    "policy": PolicyViolation,
-    "timeout": ProgramTimeout,
-    "memory": ProgramMemoryError,
-    "cpu": ProgramCPULimit,
-    "program": ProgramError,
-    "protocol": ProtocolError,
-    "crash": WorkerCrashed,
-    "internal": SandboxError,
-}
+from spade_gym.sandbox.paths import package_root, worker_import_path, worker_read_paths
 
 #: Environment of the zygote: nothing from the host (no secrets), a fixed hash seed
 #: (so set iteration order, and therefore tasks, are the same in every process and
@@ -63,19 +50,11 @@ _ZYGOTE_ENV = {
 }
 
 _BOOT = (
-    "import sys, json; sys.path[:0] = json.loads(sys.argv[2]); "
-    "from spade_gym.sandbox.zygote import main; main(int(sys.argv[1]))"
+    "import sys, json; boot = json.loads(sys.argv[2]); sys.path[:] = boot['path']; "
+    "from spade_gym.sandbox.zygote import main; main(int(sys.argv[1]), boot['readable'])"
 )
 
 _START_TIMEOUT = 60.0
-
-
-def error_from_report(report: dict) -> SandboxError:
-    cls = _ERROR_CLASSES.get(report.get("kind"), SandboxError)
-    details = report.get("traceback")
-    if report.get("output"):
-        details = (details or "") + "\nProgram output (tail):\n" + str(report["output"])
-    return cls(str(report.get("message", "unknown error")), lineno=report.get("lineno"), details=details)
 
 
 class Zygote:
@@ -90,13 +69,10 @@ class Zygote:
         self.control = host_end
         self._request_lock = threading.Lock()
         self.log = tempfile.TemporaryFile(prefix="spade-zygote-")
-        import spade_gym
-
-        package_root = os.path.dirname(os.path.dirname(os.path.abspath(spade_gym.__file__)))
-        paths = [package_root] + [p for p in sys.path if p]
+        boot = {"path": worker_import_path(), "readable": worker_read_paths()}
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-c", _BOOT, str(zygote_end.fileno()), json.dumps(paths)],
+                [sys.executable, "-c", _BOOT, str(zygote_end.fileno()), json.dumps(boot)],
                 stdin=subprocess.DEVNULL,
                 stdout=self.log,
                 stderr=self.log,
@@ -104,6 +80,7 @@ class Zygote:
                 pass_fds=(zygote_end.fileno(),),
                 close_fds=True,
                 start_new_session=True,  # Ctrl-C in the terminal must not reach the sandbox
+                cwd=package_root(),  # never the caller's working directory
             )
         except OSError as exc:
             raise SandboxUnavailable(f"could not start the sandbox process: {exc}") from None
@@ -165,11 +142,11 @@ class Zygote:
         except OSError:
             return "<no log>"
 
-    def spawn(self, limits: Limits) -> tuple[socket.socket, int]:
+    def spawn(self, limits: Limits, role: str = "serve") -> tuple[socket.socket, int]:
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             with self._request_lock:
-                payload = json.dumps({"op": "spawn", "limits": limits.to_dict()}).encode()
+                payload = json.dumps({"op": "spawn", "limits": limits.to_dict(), "role": role}).encode()
                 try:
                     socket.send_fds(self.control, [payload], [worker_end.fileno()])
                 except OSError as exc:
@@ -235,60 +212,86 @@ def describe_exit(status: int | None) -> str:
 
 
 class Worker:
-    """One live worker process and its socket."""
+    """One live worker process and its socket.
 
-    def __init__(self, limits: Limits):
+    Every reply is decoded here with the records of :mod:`protocol`; a reply that does
+    not decode, or a success that arrives after the call's budget, kills the worker.
+    """
+
+    def __init__(self, limits: Limits, role: str = "serve"):
         self.limits = limits
         self.zygote = Zygote.get()
-        self.sock, self.pid = self.zygote.spawn(limits)
+        self.sock, self.pid = self.zygote.spawn(limits, role)
         self.owner = os.getpid()
         self.dead = False
+        self.sent_at = time.monotonic()
+        self.budget = _START_TIMEOUT
+        self.hard_deadline = self.sent_at + _START_TIMEOUT
+        self.obs_limit = limits.max_observation_chars
+        self.item_bytes = p.reply_limit(limits.max_observation_chars, limits.max_info_bytes)
+        try:
+            self.hello = p.Hello.from_wire(self._read_frame(1 << 16, "starting the worker"))
+        except p.ReplyRejected as exc:
+            self.kill()
+            raise SandboxUnavailable(f"the worker did not start properly: {exc}") from None
 
-    def call(self, request: dict, timeout: float, what: str) -> Any:
-        """Send one request; return its result or raise the matching SandboxError."""
-        self.send(request, what)
-        return self.receive(timeout, what)
-
-    def send(self, request: dict, what: str) -> None:
+    def send(self, request, what: str, budget: float, *, hard: bool = False) -> None:
+        """Send a request record. The reply must come within ``budget`` seconds; the
+        worker is killed ``kill_grace`` later (or at ``budget`` itself when ``hard``)."""
         if self.dead or self.owner != os.getpid():
             raise WorkerCrashed("the worker is no longer available")
         try:
-            self.sock.sendall(protocol.encode(request))
+            self.sock.sendall(framing.encode(p.encode_request(request)))
         except (OSError, ValueError) as exc:
             self.kill()
             raise WorkerCrashed(f"{what}: could not reach the worker ({exc})") from None
         self.sent_at = time.monotonic()
+        self.budget = budget
+        self.hard_deadline = self.sent_at + budget + (0.0 if hard else self.limits.kill_grace)
 
-    def receive(self, timeout: float, what: str) -> Any:
-        deadline = self.sent_at + timeout + self.limits.kill_grace
+    def _read_frame(self, max_bytes: int, what: str):
         try:
-            reply = protocol.recv_deadline(self.sock, deadline, self.limits.max_message_bytes)
-        except protocol.FrameTimeout:
+            return framing.recv_deadline(self.sock, self.hard_deadline, max_bytes)
+        except framing.FrameTimeout:
             self.kill()
-            raise ProgramTimeout(
-                f"{what} did not return within {timeout:g} s; the worker was killed"
-            ) from None
-        except protocol.FramingError as exc:
+            raise ProgramTimeout(f"{what} did not return within {self.budget:g} s; the worker was killed") from None
+        except framing.FramingError as exc:
             status = self.zygote.exit_status(self.pid) if "closed" in str(exc) else None
             self.kill()
             if status is not None and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU:
                 raise ProgramCPULimit(f"{what}: CPU time limit exceeded; the worker was killed") from None
+            if status is None and "exceeds" in str(exc):
+                raise ProtocolError(f"{what}: the worker sent an oversized reply ({exc}); it was killed") from None
             raise WorkerCrashed(f"{what}: {describe_exit(status)}" if status is not None else f"{what}: {exc}") from None
         except ValueError as exc:
             self.kill()
-            raise ProtocolError(f"{what}: the worker sent malformed data ({exc})") from None
-        if not isinstance(reply, dict) or "ok" not in reply:
+            raise ProtocolError(f"{what}: the worker sent malformed data ({exc}); it was killed") from None
+
+    def receive(self, what: str, decode, items: int = 1, max_bytes: int | None = None):
+        """Read one reply and return ``decode(result)``, or raise the matching SandboxError."""
+        reply = self._read_frame(max_bytes or self.item_bytes * items + 4096, what)
+        try:
+            ok, value = p.split_reply(reply)
+            if ok:
+                if time.monotonic() > self.sent_at + self.budget:
+                    # A result that arrives after the budget does not count, however the
+                    # program got there (an interruption swallowed, a slow C call...).
+                    self.kill()
+                    raise ProgramTimeout(f"{what} did not return within {self.budget:g} s; the worker was killed")
+                return decode(value)
+        except p.ReplyRejected as exc:
             self.kill()
-            raise ProtocolError(f"{what}: the worker sent an unexpected reply")
-        if reply["ok"]:
-            return reply.get("result")
-        report = reply.get("error") if isinstance(reply.get("error"), dict) else {}
-        error = error_from_report(report)
-        if isinstance(error, (ProgramMemoryError, ProgramCPULimit)) or report.get("kind") == "timeout":
+            raise ProtocolError(f"{what}: the worker's reply broke the protocol ({exc}); it was killed") from None
+        error = value.to_exception()
+        if value.kind in (p.ErrorKind.TIMEOUT, p.ErrorKind.MEMORY, p.ErrorKind.CPU):
             # The program may have been interrupted half-way through its own state
             # update, or the allocator may be in a bad way: never reuse this worker.
             self.kill()
         raise error
+
+    def call(self, request, what: str, decode, budget: float, *, hard: bool = False, max_bytes: int | None = None):
+        self.send(request, what, budget, hard=hard)
+        return self.receive(what, decode, max_bytes=max_bytes)
 
     def kill(self) -> None:
         if self.dead:
@@ -310,145 +313,15 @@ class Worker:
         self.kill()
 
 
-class ProgramHandle:
-    """A sandboxed program: load once, then ``reset``/``step``/``solution``/``hint``.
-
-    ``count`` instances of the program can live in one worker (vector envs); each has
-    its own module namespace and random streams, and is addressed by ``index``.
-    """
-
-    def __init__(self, source: str, *, kwargs: dict | None = None, limits: Limits | None = None,
-                 count: int = 1, strict_info: bool = False):
-        if not isinstance(source, str):
-            raise TypeError(f"program source must be str, got {type(source).__name__}")
-        self.source = source
-        self.kwargs = dict(kwargs or {})
-        self.limits = limits or DEFAULT_LIMITS
-        self.count = count
-        self.strict_info = strict_info
-        self._lock = threading.RLock()
-        self._worker: Worker | None = None
-        self.info: dict = {}
-        self.restarts = 0
-        self._start()
-
-    # ------------------------------------------------------------------ lifecycle
-
-    def _start(self) -> None:
-        worker = Worker(self.limits)
-        try:
-            if self.strict_info:
-                worker.call({"op": "strict_info", "value": True}, self.limits.call_timeout, "configure")
-            self.info = worker.call(
-                {"op": "load", "source": self.source, "kwargs": self.kwargs, "count": self.count},
-                self.limits.load_timeout * 2,
-                "loading the program",
-            )
-        except BaseException:
-            worker.kill()
-            raise
-        self._worker = worker
-
-    def _live_worker(self, restart: bool) -> Worker:
-        worker = self._worker
-        if worker is None or worker.dead or worker.owner != os.getpid():
-            if not restart:
-                raise WorkerCrashed("the program's worker was restarted after a failure; call reset() first")
-            self._worker = None
-            self.restarts += 1
-            self._start()
-            worker = self._worker
-        return worker
-
-    @property
-    def alive(self) -> bool:
-        w = self._worker
-        return w is not None and not w.dead and w.owner == os.getpid()
-
-    def close(self) -> None:
-        with self._lock:
-            if self._worker is not None:
-                self._worker.close()
-                self._worker = None
-
-    def __enter__(self) -> "ProgramHandle":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self):
-        try:
-            if self._worker is not None and self._worker.owner == os.getpid():
-                self._worker.kill()
-        except Exception:
-            pass
-
-    # ------------------------------------------------------------------ calls
-
-    def _call(self, request: dict, what: str, *, restart: bool = False, timeout: float | None = None):
-        with self._lock:
-            worker = self._live_worker(restart)
-            return worker.call(request, self.limits.call_timeout if timeout is None else timeout, what)
-
-    def reset(self, seed: int | None = None, index: int = 0) -> tuple[str, dict]:
-        obs, info = self._call({"op": "reset", "i": index, "seed": seed}, "reset()", restart=True)
-        return obs, info
-
-    def step(self, action: str, index: int = 0) -> tuple[str, float, bool, bool, dict]:
-        if not isinstance(action, str):
-            raise TypeError(f"action must be str, got {type(action).__name__}")
-        obs, reward, terminated, truncated, info = self._call(
-            {"op": "step", "i": index, "action": action}, "step()"
-        )
-        return obs, reward, terminated, truncated, info
-
-    def solution(self, index: int = 0) -> str:
-        return self._call({"op": "solution", "i": index}, "solution()")
-
-    def hint(self, index: int = 0) -> str | None:
-        return self._call({"op": "hint", "i": index}, "hint()")
-
-    def tools(self, index: int = 0) -> list[dict]:
-        """A tool-use program's tool schemas for the current episode (OpenAI function format)."""
-        result = self._call({"op": "tools", "i": index}, "get_tools()")
-        try:
-            return check_tool_list(result)
-        except ValueError as exc:
-            raise ProtocolError(f"get_tools(): the worker sent malformed tool schemas ({exc})") from None
-
-    def batch(self, items: list[dict], timeout: float | None = None) -> list[dict]:
-        """Run several reset/step calls (``{"i", "seed"}`` / ``{"i", "action"}``) in one round-trip.
-
-        Each result is ``{"ok": True, "result": ...}`` or ``{"ok": False, "error": SandboxError}``.
-        """
-        return self.batch_receive(self.batch_send(items, restart=True, timeout=timeout))
-
-    def batch_send(self, items: list[dict], *, restart: bool = False, timeout: float | None = None):
-        """First half of :meth:`batch`: send without waiting (vector envs send to every
-        worker before collecting any reply). Returns a token for :meth:`batch_receive`."""
-        with self._lock:
-            worker = self._live_worker(restart)
-            budget = timeout if timeout is not None else self.limits.call_timeout * max(1, len(items))
-            worker.send({"op": "batch", "items": items}, "batch")
-            return worker, budget
-
-    def batch_receive(self, token) -> list[dict]:
-        worker, budget = token
-        results = worker.receive(budget, "batch")
-        for r in results:
-            if not r["ok"]:
-                r["error"] = error_from_report(r["error"])
-        return results
-
-    def episodes(self, seeds: list[int], policy: dict, *, max_steps: int, index: int = 0,
-                 record: bool = False, timeout: float | None = None) -> list[dict]:
-        """Play whole episodes inside the worker with a probe policy (see ``probes.py``)."""
-        if timeout is None:
-            timeout = self.limits.call_timeout * (max_steps + 4) * max(1, len(seeds))
-        request = {"op": "episodes", "i": index, "seeds": list(seeds), "policy": policy,
-                   "max_steps": int(max_steps), "record": record}
-        return self._call(request, f"episodes with policy {policy.get('kind')!r}", restart=True, timeout=timeout)
-
-    def selfcheck(self) -> dict:
-        return self._call({"op": "selfcheck"}, "selfcheck")
+def diagnose(limits: Limits | None = None, *, read: list[str] = (), signal_pids: list[int] = ()) -> dict:
+    """Start a diagnostic worker (confined like any other, running no program) and
+    return its hello and what it could do: ``{"hello": {...}, "facts": {...}}``."""
+    worker = Worker(limits or DEFAULT_LIMITS, role="diagnose")
+    try:
+        worker.sock.sendall(framing.encode({"read": list(read), "signal": list(signal_pids)}))
+        worker.sent_at = time.monotonic()
+        worker.hard_deadline = worker.sent_at + 30.0
+        facts = worker._read_frame(1 << 20, "diagnosing the sandbox")
+    finally:
+        worker.kill()
+    return {"hello": worker.hello.to_wire(), "facts": facts}

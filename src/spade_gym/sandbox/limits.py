@@ -12,7 +12,8 @@ class Limits:
     The wall-clock deadlines are enforced twice: inside the worker (a timer that
     interrupts Python code and reports the line it stopped at) and by the host,
     which kills the worker's whole process group ``kill_grace`` seconds later if
-    the worker is stuck in C code or swallows the interruption.
+    the worker is stuck in C code or swallows the interruption. A result that
+    arrives after its deadline never counts, whatever the grace.
     """
 
     #: Deadline for compiling, executing and instantiating the program.
@@ -25,14 +26,13 @@ class Limits:
     memory_bytes: int = 1 << 30
     #: CPU seconds a worker may use per episode (counted from each reset).
     cpu_seconds_per_episode: int = 60
-    #: Largest observation a program may return (characters).
+    #: Longest observation passed on (characters); a longer one is cut by the runtime,
+    #: with a visible marker, and a worker that sends more anyway is killed.
     max_observation_chars: int = 65_536
     #: Largest JSON-encoded ``info`` dict (bytes).
     max_info_bytes: int = 65_536
     #: Largest exception message passed back (characters); longer ones are cut.
     max_error_chars: int = 4_000
-    #: Largest message the host accepts from a worker (bytes).
-    max_message_bytes: int = 32 << 20
     #: Open file descriptors a worker may hold.
     max_open_files: int = 32
     #: When the host runs as root, run workers as ``nobody`` (uid/gid 65534).

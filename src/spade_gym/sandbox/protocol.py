@@ -1,117 +1,459 @@
-"""Framing between host and worker: 4-byte length prefix + UTF-8 JSON.
+"""The records that cross the process boundary, defined once for host and worker.
 
-JSON, never pickle: the host only ever parses plain data from a worker, so even a
-worker fully taken over by its program can send nothing but strings, numbers,
-lists and dicts — and oversized or malformed messages are refused before parsing.
+Requests are small frozen dataclasses with an :class:`Op`; the worker decodes each
+frame into one (:func:`decode_request`) before dispatching on its type. Replies are
+``{"ok": true, "result": ...}`` or ``{"ok": false, "error": <ErrorRecord>}``.
+
+The host trusts nothing a worker says: a worker whose program escaped the language
+layer can send any JSON it likes. So every reply is decoded *at the host* by the
+``decode_*`` functions here — types, ranges, finiteness and sizes checked once, in
+one place — and anything malformed raises :class:`ReplyRejected`, which the handle
+turns into a :class:`~spade_gym.errors.ProtocolError` (a program failure) and kills
+the worker. The checks are a handful of ``type()`` tests per reply: cheap next to the
+round-trip itself (``benchmarks/bench_sandbox.py`` measures both).
 """
 
 from __future__ import annotations
 
-import json
-import select
-import socket
-import struct
-import time
+import enum
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar, NamedTuple, Union
 
-HEADER = struct.Struct("!I")
+from spade_gym.contract import REWARD_RANGE
+from spade_gym.errors import (
+    PolicyViolation,
+    ProgramCPULimit,
+    ProgramError,
+    ProgramMemoryError,
+    ProgramTimeout,
+    ProtocolError,
+    SandboxError,
+    WorkerCrashed,
+)
 
-_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+#: ``max_turns`` a program may report; larger values (or non-ints) mean "not given".
+MAX_REPORTED_TURNS = 100_000
+#: Keys the host writes into an episode's ``info`` only on some steps (a failure, the
+#: turn limit); a program's own keys with these names are moved under ``program_<key>``
+#: so it can never forge them. (``turn``/``max_turns``/``remaining_turns`` the env
+#: writes on every step, over whatever the program said.)
+HOST_INFO_KEYS = frozenset({"error", "truncated_by"})
+#: Marker appended to an observation the runtime had to cut (see ``results.cut_text``).
+TRUNCATION_MARKER = "… [truncated {n} characters]"
 
 
-class FramingError(Exception):
-    """The peer closed the connection or sent a malformed frame."""
+class ReplyRejected(Exception):
+    """A worker's reply broke the protocol (wrong type, range, size...)."""
 
 
-class FrameTimeout(Exception):
-    """No complete frame arrived before the deadline."""
+# ----------------------------------------------------------------------------- requests
 
 
-def encode(obj) -> bytes:
-    text = _encoder.encode(obj)
+class Op(str, enum.Enum):
+    LOAD = "load"
+    RESET = "reset"
+    STEP = "step"
+    SOLUTION = "solution"
+    HINT = "hint"
+    TOOLS = "tools"
+    CLOSE = "close"
+    BATCH = "batch"
+    CONFIGURE = "configure"
+    PING = "ping"
+    EPISODES = "episodes"  # in-worker probe episodes (validation's former path)
+
+
+@dataclass(slots=True)
+class Load:
+    op: ClassVar[Op] = Op.LOAD
+    source: str
+    kwargs: dict = field(default_factory=dict)
+    count: int = 1
+
+
+@dataclass(slots=True)
+class Reset:
+    op: ClassVar[Op] = Op.RESET
+    i: int = 0
+    seed: int | None = None
+
+
+@dataclass(slots=True)
+class Step:
+    op: ClassVar[Op] = Op.STEP
+    i: int = 0
+    action: str = ""
+
+
+@dataclass(slots=True)
+class Solution:
+    op: ClassVar[Op] = Op.SOLUTION
+    i: int = 0
+
+
+@dataclass(slots=True)
+class Hint:
+    op: ClassVar[Op] = Op.HINT
+    i: int = 0
+
+
+@dataclass(slots=True)
+class Tools:
+    op: ClassVar[Op] = Op.TOOLS
+    i: int = 0
+
+
+@dataclass(slots=True)
+class Close:
+    op: ClassVar[Op] = Op.CLOSE
+    i: int = 0
+
+
+@dataclass(slots=True)
+class Configure:
+    """``strict``: validation mode — non-JSON ``info`` and out-of-range rewards are
+    contract failures with a precise message instead of being converted/clamped."""
+
+    op: ClassVar[Op] = Op.CONFIGURE
+    strict: bool = False
+
+
+@dataclass(slots=True)
+class Ping:
+    op: ClassVar[Op] = Op.PING
+
+
+@dataclass(slots=True)
+class Episodes:
+    op: ClassVar[Op] = Op.EPISODES
+    i: int
+    seeds: tuple
+    policy: dict
+    max_steps: int
+    record: bool = False
+
+
+#: The calls a batch may carry: one per live instance, in one round-trip.
+BatchItem = Union[Reset, Step, Solution, Hint]
+
+
+@dataclass(slots=True)
+class Batch:
+    op: ClassVar[Op] = Op.BATCH
+    items: tuple
+
+
+Request = Union[Load, Reset, Step, Solution, Hint, Tools, Close, Configure, Ping, Episodes, Batch]
+_BY_OP: dict[str, type] = {cls.op.value: cls for cls in (Load, Reset, Step, Solution, Hint, Tools, Close, Configure,
+                                                         Ping, Episodes, Batch)}
+
+
+def encode_request(request) -> dict:
+    """The wire form of a request record (a plain dict with its ``op``)."""
+    tp = type(request)
+    if tp is Step:  # the hot path: one per agent turn
+        return {"op": "step", "i": request.i, "action": request.action}
+    if tp is Batch:
+        return {"op": "batch", "items": [encode_request(item) for item in request.items]}
+    wire = {name: getattr(request, name) for name in request.__slots__}
+    wire["op"] = request.op.value
+    return wire
+
+
+def batch_item(item) -> BatchItem:
+    """Accept a record or the plain-dict shorthand ``{"i", "seed"}`` / ``{"i", "action"}``."""
+    if isinstance(item, (Reset, Step, Solution, Hint)):
+        return item
+    if isinstance(item, dict):
+        op = item.get("op") or ("step" if "action" in item else "reset")
+        record = decode_request(dict(item, op=op))
+        if isinstance(record, (Reset, Step, Solution, Hint)):
+            return record
+    raise TypeError(f"a batch item must be a Reset/Step/Solution/Hint request, got {item!r:.80}")
+
+
+def _int(value, what: str, low: int = 0, high: int = 1 << 31) -> int:
+    if type(value) is not int or not low <= value <= high:
+        raise ReplyRejected(f"{what} must be an int in [{low}, {high}], got {value!r:.40}")
+    return value
+
+
+def decode_request(wire) -> Request:
+    """Worker side: turn a received frame into a request record (or raise ReplyRejected)."""
+    if type(wire) is not dict:
+        raise ReplyRejected(f"a request must be an object, got {type(wire).__name__}")
+    op = wire.get("op")
+    if op == "step":  # the hot path, checked inline
+        i, action = wire.get("i", 0), wire.get("action", "")
+        if type(i) is int and 0 <= i < 1 << 31 and type(action) is str and len(wire) <= 3:
+            return Step(i, action)
+    cls = _BY_OP.get(op)
+    if cls is None:
+        raise ReplyRejected(f"unknown request {wire.get('op')!r:.40}")
+    if cls is Batch:
+        items = wire.get("items")
+        if not isinstance(items, list):
+            raise ReplyRejected("batch items must be a list")
+        return Batch(tuple(batch_item(item) for item in items))
+    args = {name: wire[name] for name in cls.__slots__ if name in wire}
+    if "i" in args:
+        _int(args["i"], "instance index")
+    if cls is Step and not isinstance(args.get("action", ""), str):
+        raise ReplyRejected(f"action must be a str, got {type(args['action']).__name__}")
+    if cls is Reset and args.get("seed") is not None:
+        _int(args["seed"], "seed", -(1 << 63), (1 << 64) - 1)
+    if cls is Load:
+        if not isinstance(args.get("source"), str) or not isinstance(args.get("kwargs", {}), dict):
+            raise ReplyRejected("load needs a source str and a kwargs object")
+        _int(args.get("count", 1), "count", 1, 4096)
+    if cls is Episodes:
+        args["seeds"] = tuple(args.get("seeds") or ())
     try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates from program strings
-        data = text.encode("utf-8", "replace")
-    return HEADER.pack(len(data)) + data
+        return cls(**args)
+    except TypeError as exc:
+        raise ReplyRejected(f"malformed {cls.op.value} request: {exc}") from None
 
 
-def send(sock: socket.socket, obj) -> None:
-    sock.sendall(encode(obj))
+# ----------------------------------------------------------------------------- errors
 
 
-class _Frame:
-    """Accumulates received bytes until one whole frame is in; refuses oversized frames."""
+class ErrorKind(str, enum.Enum):
+    POLICY = "policy"
+    TIMEOUT = "timeout"
+    MEMORY = "memory"
+    CPU = "cpu"
+    PROGRAM = "program"
+    PROTOCOL = "protocol"
+    CRASH = "crash"
+    INTERNAL = "internal"
 
-    def __init__(self, max_bytes: int):
-        self.max_bytes = max_bytes
-        self.buf = bytearray()
-        self.length: int | None = None
 
-    @property
-    def wanted(self) -> int:
-        need = HEADER.size if self.length is None else HEADER.size + self.length
-        return max(65536, need - len(self.buf))
+_ERROR_CLASSES = {
+    ErrorKind.POLICY: PolicyViolation,
+    ErrorKind.TIMEOUT: ProgramTimeout,
+    ErrorKind.MEMORY: ProgramMemoryError,
+    ErrorKind.CPU: ProgramCPULimit,
+    ErrorKind.PROGRAM: ProgramError,
+    ErrorKind.PROTOCOL: ProtocolError,
+    ErrorKind.CRASH: WorkerCrashed,
+    ErrorKind.INTERNAL: SandboxError,
+}
+_MAX_ERROR_TEXT = 16_000
 
-    def feed(self, chunk: bytes):
-        """Add ``chunk``; return the decoded message once complete, else None."""
-        if not chunk:
-            raise FramingError("connection closed")
-        self.buf += chunk
-        if self.length is None and len(self.buf) >= HEADER.size:
-            (self.length,) = HEADER.unpack_from(self.buf)
-            if self.length > self.max_bytes:
-                raise FramingError(f"frame of {self.length} bytes exceeds the {self.max_bytes}-byte limit")
-        if self.length is None or len(self.buf) < HEADER.size + self.length:
-            return None
-        if len(self.buf) > HEADER.size + self.length:
-            raise FramingError("unexpected bytes after a frame")
+
+@dataclass(frozen=True, slots=True)
+class ErrorRecord:
+    """Why a call failed; built by the worker, re-checked by the host."""
+
+    kind: ErrorKind
+    message: str
+    lineno: int | None = None
+    traceback: str | None = None
+    output: str | None = None
+
+    def to_wire(self) -> dict:
+        wire = asdict(self)
+        wire["kind"] = self.kind.value
+        return wire
+
+    @classmethod
+    def from_wire(cls, wire) -> "ErrorRecord":
+        """Host side. A report that is not well-formed is itself a protocol error."""
+        if not isinstance(wire, dict):
+            raise ReplyRejected("an error report must be an object")
         try:
-            return json.loads(bytes(self.buf[HEADER.size:]))
-        except RecursionError:
-            raise ValueError("frame nested too deeply") from None
+            kind = ErrorKind(wire.get("kind"))
+        except ValueError:
+            raise ReplyRejected(f"unknown error kind {wire.get('kind')!r:.40}") from None
+        message = wire.get("message")
+        lineno = wire.get("lineno")
+        if type(message) is not str or not (lineno is None or type(lineno) is int and 0 < lineno < 1 << 31):
+            raise ReplyRejected("malformed error report")
+        texts = []
+        for name in ("traceback", "output"):
+            value = wire.get(name)
+            if value is not None and type(value) is not str:
+                raise ReplyRejected(f"error report field {name} must be a str")
+            texts.append(value[:_MAX_ERROR_TEXT] if value else None)
+        return cls(kind, message[:_MAX_ERROR_TEXT], lineno, *texts)
+
+    def to_exception(self) -> SandboxError:
+        details = self.traceback
+        if self.output:
+            details = (details or "") + "\nProgram output (tail):\n" + self.output
+        return _ERROR_CLASSES[self.kind](self.message, lineno=self.lineno, details=details)
 
 
-def recv_blocking(sock: socket.socket, max_bytes: int):
-    """Worker side: wait as long as it takes (EOF -> FramingError)."""
-    frame = _Frame(max_bytes)
-    while True:
-        message = frame.feed(sock.recv(frame.wanted))
-        if message is not None:
-            return message
+# ----------------------------------------------------------------------------- replies (host side)
 
 
-#: How long the host busy-polls for a reply before sleeping in poll(). A reply that
-#: arrives within this window skips a scheduler wake-up, which on small VMs costs more
-#: than a typical ``step`` itself; longer calls pay at most this much extra CPU.
-SPIN_SECONDS = 50e-6
+class ResetResult(NamedTuple):
+    observation: str
+    info: dict
 
 
-def recv_deadline(sock: socket.socket, deadline: float, max_bytes: int, spin: float = SPIN_SECONDS):
-    """Host side: read one frame before ``deadline`` (a ``time.monotonic()`` value).
+class StepResult(NamedTuple):
+    observation: str
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict
 
-    Raises FrameTimeout, FramingError (EOF, oversized frame) or ValueError (bad JSON).
+
+@dataclass(frozen=True, slots=True)
+class LoadInfo:
+    class_name: str
+    dropped_kwargs: tuple[str, ...]
+    has_hint: bool
+    has_solution: bool
+    max_turns: int | None
+    sha256: str
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["dropped_kwargs"] = list(self.dropped_kwargs)
+        return data
+
+
+def sane_max_turns(value) -> int | None:
+    """``max_turns`` as a program may report it: a positive int of sensible size, else None."""
+    if type(value) is int and 0 < value <= MAX_REPORTED_TURNS:
+        return value
+    return None
+
+
+def decode_text(value, what: str, limit: int) -> str:
+    if type(value) is not str:
+        raise ReplyRejected(f"{what} must be a str, got {type(value).__name__}")
+    if len(value) > limit:
+        raise ReplyRejected(f"{what} is {len(value)} characters; the limit is {limit}")
+    return value
+
+
+def decode_info(value, what: str) -> dict:
+    """Program ``info``: a JSON object (the frame parser already bounded its size and depth)."""
+    if type(value) is not dict:
+        raise ReplyRejected(f"{what} must be an object, got {type(value).__name__}")
+    if value and not HOST_INFO_KEYS.isdisjoint(value):
+        value = {(f"program_{k}" if k in HOST_INFO_KEYS else k): v for k, v in value.items()}
+    return value
+
+
+_LOW, _HIGH = REWARD_RANGE
+
+
+def decode_reward(value) -> float:
+    """A finite number, clamped into the contract's range (a lying worker gains nothing)."""
+    if type(value) is int:
+        value = float(value)
+    elif type(value) is not float:
+        raise ReplyRejected(f"step() reward must be a number, got {type(value).__name__}")
+    if not math.isfinite(value):
+        raise ReplyRejected(f"step() reward must be finite, got {value}")
+    return _LOW if value < _LOW else _HIGH if value > _HIGH else value
+
+
+def decode_reset(value, obs_limit: int) -> ResetResult:
+    if type(value) is not list or len(value) != 2:
+        raise ReplyRejected("reset() reply must be [observation, info]")
+    return ResetResult(decode_text(value[0], "reset() observation", obs_limit), decode_info(value[1], "reset() info"))
+
+
+def decode_step(value, obs_limit: int) -> StepResult:
+    if type(value) is not list or len(value) != 5:
+        raise ReplyRejected("step() reply must be [observation, reward, terminated, truncated, info]")
+    obs, reward, terminated, truncated, info = value
+    if type(terminated) is not bool or type(truncated) is not bool:
+        raise ReplyRejected("step() terminated/truncated must be true or false")
+    return StepResult(decode_text(obs, "step() observation", obs_limit), decode_reward(reward),
+                      terminated, truncated, decode_info(info, "step() info"))
+
+
+def decode_hint(value, limit: int) -> str | None:
+    return None if value is None else decode_text(value, "hint()", limit)
+
+
+def decode_load_info(value) -> LoadInfo:
+    if type(value) is not dict:
+        raise ReplyRejected("load reply must be an object")
+    try:
+        class_name = decode_text(value["class_name"], "class name", 1000)
+        dropped = value["dropped_kwargs"]
+        if type(dropped) is not list or not all(type(k) is str for k in dropped):
+            raise ReplyRejected("dropped_kwargs must be a list of str")
+        flags = value["has_hint"], value["has_solution"]
+        if not all(type(f) is bool for f in flags):
+            raise ReplyRejected("has_hint/has_solution must be true or false")
+        max_turns = value["max_turns"]
+        if max_turns is not None and sane_max_turns(max_turns) is None:
+            raise ReplyRejected(f"max_turns must be an int in [1, {MAX_REPORTED_TURNS}] or null")
+        sha = decode_text(value["sha256"], "sha256", 64)
+    except KeyError as exc:
+        raise ReplyRejected(f"load reply lacks {exc}") from None
+    return LoadInfo(class_name, tuple(dropped), flags[0], flags[1], max_turns, sha)
+
+
+def decoder_for(item, obs_limit: int):
+    """The host-side decoder of ``item``'s result."""
+    if isinstance(item, Step):
+        return lambda v: decode_step(v, obs_limit)
+    if isinstance(item, Reset):
+        return lambda v: decode_reset(v, obs_limit)
+    if isinstance(item, Solution):
+        return lambda v: decode_text(v, "solution()", obs_limit)
+    if isinstance(item, Hint):
+        return lambda v: decode_hint(v, obs_limit)
+    return lambda v: v
+
+
+def split_reply(reply) -> tuple[bool, Any]:
+    """``(True, result)`` or ``(False, ErrorRecord)``; raises ReplyRejected if neither."""
+    if type(reply) is not dict:
+        raise ReplyRejected(f"a reply must be an object, got {type(reply).__name__}")
+    ok = reply.get("ok")
+    if ok is True:
+        return True, reply.get("result")
+    if ok is False:
+        return False, ErrorRecord.from_wire(reply.get("error"))
+    raise ReplyRejected("a reply must say ok true or false")
+
+
+# ----------------------------------------------------------------------------- sizes
+
+
+def reply_limit(obs_chars: int, info_bytes: int, items: int = 1) -> int:
+    """Largest reply frame the host accepts for a call returning ``items`` results.
+
+    An observation of ``obs_chars`` characters is at most 6 bytes per character as JSON
+    (``\\u001f`` escapes); with the info dict and an error report that bounds an honest
+    reply. Anything larger is a worker misbehaving, refused before it is buffered.
     """
-    sock.setblocking(False)
-    frame = _Frame(max_bytes)
-    spin_until = time.perf_counter() + spin
-    poller = None
-    while True:
-        try:
-            chunk = sock.recv(frame.wanted)
-        except BlockingIOError:
-            if time.perf_counter() < spin_until:
-                continue
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise FrameTimeout() from None
-            if poller is None:
-                poller = select.poll()
-                poller.register(sock, select.POLLIN | select.POLLERR | select.POLLHUP)
-            if not poller.poll(max(1, int(remaining * 1000) + 1)) and time.monotonic() >= deadline:
-                raise FrameTimeout() from None
-            continue
-        except (ConnectionResetError, BrokenPipeError) as exc:
-            raise FramingError(f"connection lost: {exc}") from None
-        message = frame.feed(chunk)
-        if message is not None:
-            return message
+    per_item = 6 * obs_chars + 2 * info_bytes + 2 * _MAX_ERROR_TEXT * 3 + 1024
+    return per_item * max(1, items) + 4096
+
+
+# ----------------------------------------------------------------------------- the worker's hello
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """First frame of every worker: who it runs as and which confinement took effect."""
+
+    pid: int
+    uid: int
+    confinement: dict
+
+    @classmethod
+    def from_wire(cls, wire) -> "Hello":
+        if type(wire) is not dict or wire.get("hello") is not True:
+            error = wire.get("error") if type(wire) is dict else None
+            raise ReplyRejected(f"the worker failed to start:\n{error[:3000]}" if type(error) is str
+                                else "the worker did not introduce itself")
+        pid, uid, confinement = wire.get("pid"), wire.get("uid"), wire.get("confinement")
+        if type(pid) is not int or type(uid) is not int or type(confinement) is not dict:
+            raise ReplyRejected("malformed worker hello")
+        return cls(pid, uid, confinement)
+
+    def to_wire(self) -> dict:
+        return {"hello": True, "pid": self.pid, "uid": self.uid, "confinement": self.confinement}

@@ -145,11 +145,31 @@ def _guarded_operator(guarded_getattr):
 _RECURSION_CAP = 10_000
 
 
-def _setrecursionlimit(limit):
-    """Raising the limit far beyond CPython's C stack would crash the worker; cap it."""
-    if not isinstance(limit, int) or limit < 50:
-        raise ValueError("recursion limit must be an int >= 50")
-    sys.setrecursionlimit(min(limit, _RECURSION_CAP))
+def _sys_surface(owner) -> SafeModule:
+    """``sys`` for one instance: its recursion limit is its own (``Instance.call`` applies it)."""
+
+    def setrecursionlimit(limit):
+        # Raising the limit far beyond CPython's C stack would crash the worker; cap it.
+        if not isinstance(limit, int) or limit < 50:
+            raise ValueError("recursion limit must be an int >= 50")
+        owner.recursion_limit = min(int.__int__(limit), _RECURSION_CAP)
+        sys.setrecursionlimit(owner.recursion_limit)
+
+    return SafeModule("sys", {
+        "maxsize": sys.maxsize, "float_info": sys.float_info, "int_info": sys.int_info,
+        "version_info": sys.version_info, "byteorder": sys.byteorder, "hexversion": sys.hexversion,
+        "getrecursionlimit": lambda: owner.recursion_limit, "setrecursionlimit": setrecursionlimit,
+    })
+
+
+def _private_copy(value):
+    """A per-instance copy of a mutable module-level member (so no instance sees another's edits)."""
+    if isinstance(value, decimal.Context):
+        return value.copy()
+    return copy.deepcopy(value)
+
+
+_MUTABLE_MEMBER_TYPES = (dict, list, set, bytearray, decimal.Context)
 
 
 # ----------------------------------------------------------------------------- static surfaces
@@ -200,11 +220,6 @@ def _static_surfaces(guarded_getattr) -> dict[str, SafeModule]:
         "ctime", "struct_time",
     ])
     add("types", types, only=["SimpleNamespace", "MappingProxyType"])
-    s["sys"] = SafeModule("sys", {
-        "maxsize": sys.maxsize, "float_info": sys.float_info, "int_info": sys.int_info,
-        "version_info": sys.version_info, "byteorder": sys.byteorder, "hexversion": sys.hexversion,
-        "getrecursionlimit": sys.getrecursionlimit, "setrecursionlimit": _setrecursionlimit,
-    })
     s["operator"] = SafeModule("operator", _guarded_operator(guarded_getattr))
     abc_surface = add("collections.abc", collections.abc)
     collections_members = _public_members(collections)
@@ -248,14 +263,26 @@ def _numpy_base() -> tuple[dict, dict]:
 
 
 class Surfaces:
-    """All importable surfaces for one worker; ``for_instance`` adds the per-instance ones."""
+    """All importable surfaces for one worker; ``for_instance`` adds the per-instance ones.
 
-    def __init__(self, guarded_getattr):
-        self.static = _static_surfaces(guarded_getattr)
+    Module-level state a program could change is never shared between instances:
+    ``random``/``numpy.random`` are bound to fresh generators, ``sys`` carries the
+    instance's own recursion limit, and every mutable member (``decimal.DefaultContext``,
+    ``numpy.sctypeDict``...) is a private copy.
+    """
+
+    def __init__(self, guards):
+        self.static = _static_surfaces(guards.getattr_slow)
         self.numpy_base, self.numpy_random_classes = _numpy_base()
         self.random_members = _public_members(random)
+        self.mutable = {
+            name: [k for k, v in vars(surface).items() if isinstance(v, _MUTABLE_MEMBER_TYPES)]
+            for name, surface in self.static.items()
+        }
+        self.mutable = {name: keys for name, keys in self.mutable.items() if keys}
+        self.numpy_mutable = [k for k, v in self.numpy_base.items() if isinstance(v, _MUTABLE_MEMBER_TYPES)]
 
-    def for_instance(self) -> dict[str, SafeModule]:
+    def for_instance(self, owner) -> dict[str, SafeModule]:
         rng = random.Random()
         random_members = dict(self.random_members)
         for name in _RANDOM_BOUND:
@@ -268,7 +295,13 @@ class Surfaces:
         np_random = SafeModule("numpy.random", np_random_members)
         np_members = dict(self.numpy_base)
         np_members.update(random=np_random, linalg=self.static["numpy.linalg"], fft=self.static["numpy.fft"])
+        np_members.update({k: _private_copy(np_members[k]) for k in self.numpy_mutable})
         surfaces = dict(self.static)
+        for name, keys in self.mutable.items():
+            members = {k: v for k, v in vars(self.static[name]).items() if not k.startswith("__")}
+            members.update({k: _private_copy(members[k]) for k in keys})
+            surfaces[name] = SafeModule(name, members)
+        surfaces["sys"] = _sys_surface(owner)
         surfaces["random"] = SafeModule("random", random_members)
         surfaces["numpy"] = SafeModule("numpy", np_members)
         surfaces["numpy.random"] = np_random

@@ -14,8 +14,12 @@ A worker, before it touches program code:
 * closes every inherited descriptor except its socket; stdio goes to /dev/null;
 * dies with the zygote (``PR_SET_PDEATHSIG``) and can never gain privileges;
 * moves into an empty, read-only directory and clears its environment;
-* drops to ``nobody`` when the host runs as root;
-* caps address space, file size (0), processes (0), open files, core dumps and CPU.
+* reads only the interpreter's stdlib, the site-packages holding the vetted modules
+  and spade-gym's own package (Landlock) — never the host's working or script directory;
+* gets an identity of its own: a distinct uid when the host runs as root, else a
+  PID namespace of its own where the kernel allows, so workers cannot signal each other;
+* caps address space, file size (0), processes (0), open files, core dumps and CPU;
+* installs a seccomp allow-list, then reports what took effect in its first frame.
 
 When the host goes away, the zygote sees EOF on its control socket, kills every
 worker it made and exits.
@@ -33,7 +37,6 @@ import sys
 import tempfile
 
 _CONTROL_TIMEOUT = 1.0
-_NOBODY = 65534
 
 
 def _preload() -> None:
@@ -43,14 +46,19 @@ def _preload() -> None:
     import numpy.linalg  # noqa: F401
     import numpy.random  # noqa: F401
 
-    from spade_gym.sandbox import runtime  # noqa: F401  (pulls in policy, guards, surfaces)
-    from spade_gym.sandbox.runtime import ProgramRuntime
+    from spade_gym.sandbox import confine, diagnose, serve  # noqa: F401  (pulls in the whole runtime)
+    from spade_gym.sandbox.instance import build_namespace
     from spade_gym.sandbox.limits import Limits
+    from spade_gym.sandbox.runtime import ProgramRuntime
 
     # Build (and throw away) one namespace: warms every lazy import and cache once,
     # in the zygote, instead of once per worker.
     warm = ProgramRuntime(Limits())
-    warm.new_namespace()
+
+    class _Owner:
+        recursion_limit = sys.getrecursionlimit()
+
+    build_namespace(warm.guards, warm.surfaces.for_instance(_Owner()))
     import numpy as np
 
     _warm_numpy(np)
@@ -82,23 +90,18 @@ def _warm_numpy(np) -> None:
     np.array(["a", "b"]).astype(str), np.array([1, 2]) == np.array([1, 3]), np.char.upper(np.array(["a"]))
 
 
-def _prctl(option: int, arg: int) -> None:
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(option, arg, 0, 0, 0)
-    except Exception:  # not Linux or no libc: the other limits still apply
-        pass
-
-
-def _become_worker(sock: socket.socket, limits_dict: dict, empty_dir: str, keep_fd: int) -> None:
+def _become_worker(sock: socket.socket, limits_dict: dict, empty_dir: str, keep_fd: int,
+                   read_paths: list[str], role: str) -> None:
     """Runs in the freshly forked child. Never returns."""
     code = 0
     try:
+        from spade_gym.sandbox import confine
+
         os.setsid()
-        _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the zygote
-        _prctl(38, 1)  # PR_SET_NO_NEW_PRIVS
+        report = {
+            "pdeathsig": confine.prctl_checked(confine.PR_SET_PDEATHSIG, signal.SIGKILL),  # die with the zygote
+            "no_new_privs": confine.prctl_checked(confine.PR_SET_NO_NEW_PRIVS, 1),
+        }
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
@@ -107,19 +110,14 @@ def _become_worker(sock: socket.socket, limits_dict: dict, empty_dir: str, keep_
         os.chdir(empty_dir)
         os.environ.clear()
 
-        from spade_gym.sandbox import confine
         from spade_gym.sandbox.limits import Limits
-        from spade_gym.sandbox.runtime import serve
+        from spade_gym.sandbox.protocol import Hello
 
         limits = Limits.from_dict(limits_dict)
         # Landlock first: its read rules need the import paths opened with our
         # current (possibly root) credentials.
-        readable = [sys.prefix, sys.base_prefix, sys.exec_prefix] + [p for p in sys.path if p]
-        confine.apply_landlock(readable)
-        if limits.drop_privileges and os.geteuid() == 0:
-            os.setgroups([])
-            os.setgid(_NOBODY)
-            os.setuid(_NOBODY)
+        report["landlock_abi"] = confine.apply_landlock(read_paths)
+        report.update(confine.isolate_identity(limits.drop_privileges))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
@@ -130,12 +128,34 @@ def _become_worker(sock: socket.socket, limits_dict: dict, empty_dir: str, keep_
         cpu = int(used.ru_utime + used.ru_stime) + 1 + limits.cpu_seconds_per_episode
         _, cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu_hard))
-        confine.apply_seccomp()
-        serve(sock, limits)
-    except BaseException:  # noqa: BLE001 - the child must never return into the zygote loop
+        report["seccomp"] = confine.apply_seccomp()
+        hello = Hello(os.getpid(), os.getuid(), report)
+        if role == "diagnose":
+            from spade_gym.sandbox.diagnose import answer
+
+            answer(sock, hello)
+        else:
+            from spade_gym.sandbox.serve import serve
+
+            serve(sock, limits, hello)
+    except BaseException as exc:  # noqa: BLE001 - the child must never return into the zygote loop
         code = 70
+        _report_startup_failure(sock, exc)
     finally:
         os._exit(code)
+
+
+def _report_startup_failure(sock: socket.socket, exc: BaseException) -> None:
+    """Tell the host why this worker could not start (its stderr is /dev/null)."""
+    try:
+        import traceback
+
+        from spade_gym.sandbox import framing
+
+        text = "".join(traceback.format_exception(exc))[-3000:]
+        framing.send(sock, {"hello": False, "error": text})
+    except BaseException:  # noqa: BLE001 - nothing more can be done from here
+        pass
 
 
 def _kill_group(pid: int) -> None:
@@ -145,7 +165,7 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def main(control_fd: int) -> None:
+def main(control_fd: int, read_paths: list[str]) -> None:
     control = socket.socket(fileno=control_fd)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host decides when we stop
     _preload()
@@ -182,7 +202,8 @@ def main(control_fd: int) -> None:
                 pid = os.fork()
                 if pid == 0:
                     control.close()
-                    _become_worker(child_sock, request.get("limits") or {}, empty_dir, child_sock.fileno())
+                    _become_worker(child_sock, request.get("limits") or {}, empty_dir, child_sock.fileno(),
+                                   read_paths, request.get("role", "serve"))
                 child_sock.close()
                 children[pid] = None
                 _reply(control, {"pid": pid})
@@ -224,4 +245,4 @@ def _reap(children: dict) -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover - started by host.py
-    main(int(sys.argv[1]))
+    main(int(sys.argv[1]), json.loads(sys.argv[2])["readable"])

@@ -1,0 +1,87 @@
+"""Worker side: wall-clock deadlines and the CPU budget for calls into the program.
+
+One interval timer ticks every ``TICK`` seconds while a request is served; each call
+into the program records when it must end, and the tick raises :class:`Deadline` in
+the program once that moment has passed. Two system calls per request instead of two
+per program call, at the price of up to one tick of overshoot.
+
+This is the *polite* bound: it interrupts Python code and reports the line. The hard
+bound is the host, which kills the worker's process group when a call's deadline plus
+``kill_grace`` has passed — whatever the program does with the interruption.
+"""
+
+from __future__ import annotations
+
+import resource
+import signal
+import time
+
+TICK = 0.02
+
+
+class Deadline(BaseException):
+    """Raised inside program code when its wall-clock budget is spent."""
+
+
+class CPUExhausted(BaseException):
+    """Raised inside program code when the worker's CPU budget is spent."""
+
+
+class _Clock:
+    armed = False
+    deadline = 0.0
+
+
+clock = _Clock()
+_monotonic = time.monotonic
+
+
+def _on_alarm(signum, frame):
+    # Raised again on every later tick, so a program that swallows the exception
+    # (bare ``except:``) is interrupted again; the host kills the worker if it never gives up.
+    if clock.armed and _monotonic() > clock.deadline:
+        raise Deadline()
+
+
+def _on_cpu(signum, frame):
+    if clock.armed:
+        raise CPUExhausted()
+
+
+def install_signal_handlers() -> None:
+    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.signal(signal.SIGXCPU, _on_cpu)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes fail with EFBIG instead of killing
+
+
+def start_ticking() -> None:
+    signal.setitimer(signal.ITIMER_REAL, TICK, TICK)
+
+
+def stop_ticking() -> None:
+    signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def arm(seconds: float) -> None:
+    clock.deadline = _monotonic() + seconds
+    clock.armed = True
+
+
+def expired() -> bool:
+    return _monotonic() > clock.deadline
+
+
+def disarm() -> None:
+    clock.armed = False
+
+
+def refill_cpu_budget(seconds_per_episode: int) -> None:
+    """Give each episode a fresh CPU budget (RLIMIT_CPU counts the worker's lifetime)."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    spent = int(used.ru_utime + used.ru_stime) + 1
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    target = spent + seconds_per_episode
+    if hard != resource.RLIM_INFINITY:
+        target = min(target, hard)
+    if soft == resource.RLIM_INFINITY or soft - spent < seconds_per_episode // 2:
+        resource.setrlimit(resource.RLIMIT_CPU, (target, hard))
