@@ -184,7 +184,7 @@ def test_import_spade_gym_neither_registers_nor_reads_bfcl():
 
 def test_registration_needs_no_data_and_a_missing_package_is_a_clear_error(monkeypatch):
     ids = bfcl.register_bfcl()
-    assert ids == [f"spade/bfcl-{c}-v0" for c in bfcl.CATEGORIES]
+    assert ids == [f"spade/bfcl-{c}-v0" for c in [*bfcl.CATEGORIES, *bfcl.MULTI_TURN_CATEGORIES]]
     assert bfcl.registered_ids() == sorted(ids)
     assert bfcl.category_of("spade/bfcl-live_simple-v0") == "live_simple"
     assert bfcl.category_of("spade/not-bfcl-v0") is None

@@ -28,9 +28,11 @@ files are read; its code is never imported, so ``pip install --no-deps bfcl-eval
 enough. Nothing is read until an environment is made. The data is trusted (it ships in a
 package): no sandbox is involved.
 
-Not covered: ``simple_java`` and ``simple_javascript`` (their arguments are Java and
-JavaScript literals, checked by BFCL's language-specific converters), and the
-multi-turn, memory, web-search and format-sensitivity categories (see docs/bfcl.md).
+``multi_turn_base`` (``spade/bfcl-multi_turn_base-v0``) is registered here too and
+built by :mod:`spade_gym.adapters.bfcl_multi_turn`. Not covered: ``simple_java`` and
+``simple_javascript`` (their arguments are Java and JavaScript literals, checked by BFCL's
+language-specific converters), the other multi-turn categories, and the memory,
+web-search and format-sensitivity categories (see docs/bfcl.md).
 """
 
 from __future__ import annotations
@@ -74,6 +76,8 @@ CATEGORIES: dict[str, str] = {
     "live_irrelevance": "irrelevance",
     "live_relevance": "relevance",
 }
+#: Multi-turn categories (see :mod:`spade_gym.adapters.bfcl_multi_turn`).
+MULTI_TURN_CATEGORIES = ("multi_turn_base",)
 #: BFCL's types -> JSON Schema types, for the OpenAI function schemas agents are given.
 JSON_SCHEMA_TYPES = {"dict": "object", "float": "number", "tuple": "array", "any": "string"}
 PROTOCOL_INSTRUCTION = (
@@ -199,7 +203,11 @@ def excluded_tasks(category: str) -> tuple[tuple[str, str], ...]:
 
 
 def num_tasks(category: str) -> int:
-    """How many tasks a category has."""
+    """How many tasks a category has (single- or multi-turn)."""
+    if category in MULTI_TURN_CATEGORIES:
+        from spade_gym.adapters import bfcl_multi_turn
+
+        return len(bfcl_multi_turn.load_tasks(category))
     return len(load_tasks(category))
 
 
@@ -423,7 +431,13 @@ def _reference_verdict(category: str, task: BfclTask) -> Verdict:
 
 def make_bfcl_env(*, category: str, hint: Any = False, show_tools: bool = True) -> gym.Env:
     """Entry point of every BFCL id. BFCL has no hints: ``hint=True`` (eval's hint arm) only sets ``info["hint"]``."""
-    env: gym.Env = BfclEnv(category, show_tools=show_tools)
+    env: gym.Env
+    if category in MULTI_TURN_CATEGORIES:
+        from spade_gym.adapters.bfcl_multi_turn import BfclMultiTurnEnv
+
+        env = BfclMultiTurnEnv(category, show_tools=show_tools)
+    else:
+        env = BfclEnv(category, show_tools=show_tools)
     if hint:
         env = HintWrapper(env, where="info" if hint == "info" else "observation")
     return env
@@ -446,12 +460,16 @@ def category_of(env_id: str) -> str | None:
 
 
 def register_bfcl(categories: Iterable[str] | None = None) -> list[str]:
-    """Register ``spade/bfcl-<category>-v0`` (default: every category); returns the ids.
+    """Register ``spade/bfcl-<category>-v0`` (default: every category, multi-turn included); returns the ids.
 
     Reads no data and works without bfcl-eval installed: making an env then raises
     :class:`BfclUnavailable`. Registering again is harmless.
     """
-    names = list(CATEGORIES) if categories is None else [_known(c) for c in categories]
+    known = [*CATEGORIES, *MULTI_TURN_CATEGORIES]
+    names = known if categories is None else list(categories)
+    for category in names:
+        if category not in known:
+            raise RegistryError(f"unknown BFCL category {category!r}; known: {', '.join(known)}")
     ids = []
     for category in names:
         bfcl_id = env_id(category)

@@ -1,0 +1,315 @@
+"""BFCL's ``multi_turn_base`` as a spade-gym environment (``spade/bfcl-multi_turn_base-v0``).
+
+A task is a conversation of several user turns over stateful simulated APIs (a file
+system, messaging, trading, travel booking, a vehicle, ...) that bfcl-eval ships as plain
+Python. Within a turn the agent calls functions and sees their results; a reply without a
+call ends the turn. The turn is then checked as BFCL checks it: the ground truth's calls
+are run on simulators of their own, and the agent's simulators must be in the same state
+(every public attribute equal), and every result the ground truth's calls produced must be
+among the results the agent's calls produced so far. A failed turn ends the episode with
+reward 0; passing the last one gives 1. A turn ends by force after
+``MAX_STEPS_PER_TURN`` steps, as in BFCL.
+
+The simulators run in a worker process (:mod:`spade_gym.adapters._bfcl_worker`) with a
+memory limit and a deadline per request: they are trusted code, but they run with
+arguments a model chose. BFCL's ground truth is Python call text, which BFCL evaluates with
+``eval()``; here it is parsed (literal arguments only) and dispatched.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import select
+import subprocess
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+from spade_gym.adapters import bfcl
+from spade_gym.contract import TOOL_USE_KIND
+from spade_gym.env.spaces import UnicodeText
+from spade_gym.errors import SpadeError
+from spade_gym.toolcalls import ToolCall, format_answer, format_calls, openai_tools, parse_action
+
+#: Multi-turn categories this module runs.
+CATEGORIES = ("multi_turn_base",)
+#: Simulator class -> its function documentation file in bfcl-eval's data.
+FUNC_DOC_FILES = {
+    "GorillaFileSystem": "gorilla_file_system.json", "MathAPI": "math_api.json", "MessageAPI": "message_api.json",
+    "TwitterAPI": "posting_api.json", "TicketAPI": "ticket_api.json", "TradingBot": "trading_bot.json",
+    "TravelAPI": "travel_booking.json", "VehicleControlAPI": "vehicle_control.json",
+}
+#: Steps (replies with calls) per user turn before the turn ends by force (BFCL's limit).
+MAX_STEPS_PER_TURN = 20
+#: Seconds the worker may take to start, and to answer one request.
+START_DEADLINE_S = 60.0
+REQUEST_DEADLINE_S = 10.0
+#: Longest tool result shown to the agent (characters).
+MAX_RESULT_CHARS = 20_000
+PROTOCOL_INSTRUCTION = (
+    "Use the functions to do what the user asks. Call them with one block per call:\n"
+    '<tool_call>{"name": "<function name>", "arguments": {<the arguments as a JSON object>}}</tool_call>\n'
+    "You see each call's result. When the request is done, reply without any <tool_call> block; "
+    "the user may then ask for more."
+)
+WORKER = Path(__file__).with_name("_bfcl_worker.py")
+
+
+class SimulatorFailure(SpadeError):
+    """BFCL's simulators did not answer in time, crashed, or answered nonsense."""
+
+
+@dataclass(frozen=True)
+class MultiTurnTask:
+    id: str
+    turns: tuple[tuple[dict[str, str], ...], ...]
+    initial_config: dict[str, Any]
+    involved_classes: tuple[str, ...]
+    functions: tuple[dict[str, Any], ...]
+    ground_truth: tuple[tuple[str, ...], ...]
+
+
+@lru_cache(maxsize=None)
+def _func_docs(class_name: str) -> tuple[dict[str, Any], ...]:
+    path = bfcl.data_dir() / "multi_turn_func_doc" / FUNC_DOC_FILES[class_name]
+    return tuple(bfcl._read_jsonl(path))
+
+
+@lru_cache(maxsize=None)
+def load_tasks(category: str) -> tuple[MultiTurnTask, ...]:
+    """Every task of a multi-turn category, in BFCL's order (read once per process)."""
+    if category not in CATEGORIES:
+        raise bfcl.RegistryError(f"unknown BFCL multi-turn category {category!r}; known: {', '.join(CATEGORIES)}")
+    root = bfcl.data_dir()
+    name = bfcl.DATA_FILE.format(category=category)
+    answers = {row["id"]: row["ground_truth"] for row in bfcl._read_jsonl(root / "possible_answer" / name)}
+    tasks = []
+    for row in bfcl._read_jsonl(root / name):
+        try:
+            excluded = set(row.get("excluded_function") or ())
+            classes = tuple(row["involved_classes"])
+            unknown = [c for c in classes if c not in FUNC_DOC_FILES]
+            if unknown:
+                raise bfcl.BfclDataError(f"{row['id']}: simulators {unknown} are not supported")
+            functions = tuple(f for c in classes for f in _func_docs(c) if f["name"] not in excluded)
+            truth = tuple(tuple(turn) for turn in answers[row["id"]])
+            if len(truth) != len(row["question"]):
+                raise bfcl.BfclDataError(f"{row['id']}: {len(row['question'])} turns but {len(truth)} answers")
+            tasks.append(MultiTurnTask(row["id"], tuple(tuple(turn) for turn in row["question"]),
+                                       row["initial_config"], classes, functions, truth))
+        except KeyError as exc:
+            raise bfcl.BfclDataError(f"unexpected BFCL data in {category} (entry {row.get('id', '?')!r}): {exc!r}") \
+                from None
+    return tuple(tasks)
+
+
+def tool_schemas(task: MultiTurnTask) -> list[dict[str, Any]]:
+    return openai_tools({
+        f["name"]: {"description": f.get("description", ""),
+                    "parameters": bfcl._schema(f.get("parameters") or {"type": "dict", "properties": {}})}
+        for f in task.functions
+    })
+
+
+class Simulators:
+    """The worker process of one environment; requests and replies are JSON lines."""
+
+    def __init__(self, request_deadline: float = REQUEST_DEADLINE_S) -> None:
+        self._process: subprocess.Popen | None = None
+        self.request_deadline = request_deadline
+
+    def _start(self) -> subprocess.Popen:
+        env = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "HOME", "LANG", "LC_ALL",
+                                                            "VIRTUAL_ENV", "SYSTEMROOT", "TMPDIR")}
+        return subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, env=env, text=True, encoding="utf-8", bufsize=1)
+
+    def request(self, payload: dict[str, Any], deadline: float | None = None) -> dict[str, Any]:
+        deadline = self.request_deadline if deadline is None else deadline
+        if self._process is None or self._process.poll() is not None:
+            self._process = self._start()
+        process = self._process
+        try:
+            process.stdin.write(json.dumps(payload, ensure_ascii=False) + "\n")
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], deadline)
+            line = process.stdout.readline() if ready else None
+        except (BrokenPipeError, OSError, ValueError) as exc:
+            self.close()
+            raise SimulatorFailure(f"BFCL's simulators stopped: {exc}") from None
+        if not line:
+            self.close()
+            raise SimulatorFailure(f"BFCL's simulators did not answer a {payload.get('op')!r} request "
+                                   f"within {deadline:g} s" if ready is not None and not ready else
+                                   "BFCL's simulators stopped")
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            reply = None
+        if not isinstance(reply, dict) or "failure" in reply:
+            failure = reply.get("failure") if isinstance(reply, dict) else repr(line[:200])
+            raise SimulatorFailure(f"BFCL's simulators failed a {payload.get('op')!r} request: {failure}")
+        return reply
+
+    def close(self) -> None:
+        if self._process is not None:
+            try:
+                self._process.kill()
+                self._process.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            for stream in (self._process.stdin, self._process.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+            self._process = None
+
+
+def _render_turn(messages: Iterable[dict[str, str]]) -> str:
+    messages = list(messages)
+    if len(messages) == 1 and messages[0].get("role") == "user":
+        return str(messages[0].get("content", "")).strip()
+    return "\n\n".join(f"{str(m.get('role', 'user')).capitalize()}: {m.get('content', '')}" for m in messages)
+
+
+class BfclMultiTurnEnv(gym.Env[str, str]):
+    """One BFCL multi-turn category; ``reset(seed=s)`` poses task ``s % size``.
+
+    A call that the simulators cannot finish within ``request_deadline`` seconds (or that
+    crashes them) ends the episode with reward 0: the agent asked for it.
+    """
+
+    metadata = {"render_modes": []}
+    kind = TOOL_USE_KIND
+
+    def __init__(self, category: str = "multi_turn_base", *, show_tools: bool = True,
+                 request_deadline: float = REQUEST_DEADLINE_S):
+        self.tasks = load_tasks(category)
+        self.category = category
+        self.show_tools = bool(show_tools)
+        self.observation_space = UnicodeText(bfcl.MAX_OBSERVATION_CHARS)
+        self.action_space = UnicodeText(bfcl.MAX_ACTION_CHARS)
+        self._simulators = Simulators(request_deadline)
+        self._task: MultiTurnTask | None = None
+        self._tools: list[dict[str, Any]] | None = None
+        self._turn = 0
+        self._done = False
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The current task's functions as OpenAI function schemas (see :func:`spade_gym.tools`)."""
+        if self._tools is None:
+            raise SpadeError(f"{self!r} has no tools yet: call reset() first (each task declares its functions)")
+        return copy.deepcopy(self._tools)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+        super().reset(seed=seed)
+        index = int(seed) if seed is not None else int(self.np_random.integers(0, len(self.tasks)))
+        index %= len(self.tasks)
+        self._task = self.tasks[index]
+        self._tools = tool_schemas(self._task)
+        self._turn, self._done = 0, False
+        self._turn_calls = self._turn_steps = 0
+        self._results: list[str] = []
+        self._simulators.request({"op": "start", "config": self._task.initial_config,
+                                  "classes": list(self._task.involved_classes)}, deadline=START_DEADLINE_S)
+        parts = [_render_turn(self._task.turns[0])]
+        if self.show_tools:
+            parts.append("Available functions (OpenAI function schemas):\n"
+                         + json.dumps(self._tools, indent=1, ensure_ascii=False))
+        parts.append(PROTOCOL_INSTRUCTION)
+        info = {"tools": copy.deepcopy(self._tools), "category": self.category, "task_id": self._task.id,
+                "index": index, "num_tasks": len(self.tasks), "turns": len(self._task.turns),
+                "bfcl_version": bfcl.data_version()}
+        return "\n\n".join(parts)[:bfcl.MAX_OBSERVATION_CHARS], info
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+        if self._task is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        if self._done:
+            raise gym.error.ResetNeeded("the episode is over: call reset() before step()")
+        parsed = parse_action(str(action)[:bfcl.MAX_ACTION_CHARS])
+        info: dict[str, Any] = {"task_id": self._task.id, "turn": self._turn}
+        try:
+            return self._step(parsed, info)
+        except SimulatorFailure as exc:
+            self._done = True
+            self._simulators.close()
+            info.update(valid=False, reason=str(exc), reason_type="simulator")
+            return f"Incorrect (simulator). Score: 0. {exc}", 0.0, True, False, info
+
+    def _step(self, parsed, info: dict[str, Any]) -> tuple[str, float, bool, bool, dict]:
+        if parsed.calls:
+            allowed = [t["function"]["name"] for t in self._tools]
+            results = [str(self._simulators.request({"op": "call", "name": c.name, "arguments": c.arguments,
+                                                     "allowed": allowed}).get("result", ""))[:MAX_RESULT_CHARS]
+                       for c in parsed.calls]
+            self._results.extend(results)
+            self._turn_calls += len(parsed.calls)
+            self._turn_steps += 1
+            if self._turn_steps < MAX_STEPS_PER_TURN:
+                if len(results) == 1:
+                    observation = f"Tool result:\n{results[0]}"
+                else:
+                    observation = "Tool results:\n" + "\n".join(f"{c.name}: {r}" for c, r in zip(parsed.calls, results))
+                return observation, 0.0, False, False, info
+        # A reply without a (well-formed) call ends the turn, as in BFCL.
+        reason, reason_type = self._check_turn()
+        info.update(valid=reason is None, reason=reason or "", reason_type=reason_type)
+        if reason is not None:
+            self._done = True
+            return f"Incorrect ({reason_type}). Score: 0.", 0.0, True, False, info
+        self._turn += 1
+        self._turn_calls = self._turn_steps = 0
+        if self._turn == len(self._task.turns):
+            self._done = True
+            return "Correct.", 1.0, True, False, info
+        return _render_turn(self._task.turns[self._turn]), 0.0, False, False, info
+
+    def _check_turn(self) -> tuple[str | None, str]:
+        """Run the turn's ground truth and compare, as BFCL's multi-turn checker does."""
+        truth = list(self._task.ground_truth[self._turn])
+        truth_results = [str(r) for r in self._simulators.request({"op": "ground_truth", "calls": truth})["results"]]
+        if not truth:
+            return None, ""
+        if self._turn_calls == 0:
+            return f"no function called in turn {self._turn + 1}", "empty_turn"
+        state = self._simulators.request({"op": "compare"})
+        if not state.get("valid"):
+            differences = [str(d) for d in state.get("differences", [])][:5]
+            return f"the state after turn {self._turn + 1} differs from BFCL's ({', '.join(differences)})", "state"
+        remaining = list(self._results)
+        for result in truth_results:
+            if result in remaining:
+                remaining.remove(result)
+            else:
+                return f"a result BFCL's calls produce in turn {self._turn + 1} is missing: {result[:200]!r}", \
+                    "response"
+        return None, ""
+
+    def close(self) -> None:
+        self._simulators.close()
+
+    # Privileged access, used through spade_gym.privileged(env) only.
+
+    def _privileged_solution(self) -> str:
+        """BFCL's ground truth from the current turn on: each turn's calls, then ``<answer>done</answer>``."""
+        if self._task is None:
+            raise gym.error.ResetNeeded("call reset() before asking for the solution")
+        plan = self._simulators.request({"op": "plan", "turns": [list(t) for t in self._task.ground_truth[self._turn:]]})
+        blocks = []
+        for turn in plan["turns"]:
+            calls = [ToolCall(str(c["name"]), dict(c["arguments"])) for c in turn]
+            blocks.append((format_calls(calls) + "\n" if calls else "") + format_answer("done"))
+        return "\n".join(blocks)
+
+    def _privileged_hint(self) -> str | None:
+        return None
