@@ -23,10 +23,11 @@ driver and agents as the generated suite.
   (:mod:`spade_gym.adapters.bfcl_checker`), else 0.0.
 * ``spade_gym.privileged(env).solution()`` is one of BFCL's possible answers, as text.
 
-``bfcl-eval`` is an optional extra (``pip install 'spade-gym[bfcl]'``). Only its data
-files are read; its code is never imported, so ``pip install --no-deps bfcl-eval`` is
-enough. Nothing is read until an environment is made. The data is trusted (it ships in a
-package): no sandbox is involved.
+``bfcl-eval`` is an optional extra (``pip install 'spade-gym[bfcl]'``). The single-turn
+categories only read its data files and never import its code, so ``pip install --no-deps
+bfcl-eval`` is enough for them (``multi_turn_base`` also runs its simulators, which need
+``mpmath``). Nothing is read until an environment is made. The data is trusted (it ships
+in a package): no sandbox is involved.
 
 ``multi_turn_base`` (``spade/bfcl-multi_turn_base-v0``) is registered here too and
 built by :mod:`spade_gym.adapters.bfcl_multi_turn`. Not covered: ``simple_java`` and
