@@ -162,7 +162,7 @@ class AlienNumeralsEnv:
         if out:
             self.done = True
             msg += " No attempts left."
-        return self._render(msg), 0.0, False, out, {}
+        return self._render(msg), 0.0, out, False, {}
 
     def solution(self):
         return str(self._answer)

@@ -252,7 +252,7 @@ class ApothecaryScaleWeightsEnv:
         if self.turn >= self.max_turns:
             self.done = True
             self.last += " No turns left."
-            return self._render(), 0.0, False, True, {}
+            return self._render(), 0.0, True, False, {}
         self._next = self._compute_next()
         return self._render(), 0.0, False, False, {}
 

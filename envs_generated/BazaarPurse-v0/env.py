@@ -471,7 +471,7 @@ class BazaarPurseEnv:
                                          f"{self.coins_used + rest} coins. Game over."), 0.0, True, False, {}
         if out:
             self.done = True
-            return self._render(result + " Out of turns."), 0.0, False, True, {}
+            return self._render(result + " Out of turns."), 0.0, True, False, {}
         return self._render(result), 0.0, False, False, {}
 
     def _rest(self, i, purse):
@@ -492,7 +492,7 @@ class BazaarPurseEnv:
     def _invalid(self, msg, out):
         if out:
             self.done = True
-            return self._render(msg + " Out of turns."), 0.0, False, True, {}
+            return self._render(msg + " Out of turns."), 0.0, True, False, {}
         return self._render(msg + " Nothing was paid; try again."), 0.0, False, False, {}
 
     def solution(self):

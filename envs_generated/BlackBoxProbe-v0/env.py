@@ -237,7 +237,7 @@ class BlackBoxProbeEnv:
         if out:
             self.done = True
             self.last += " Out of turns: the black box stays closed."
-        return self._render(), 0.0, False, out, {}
+        return self._render(), 0.0, out, False, {}
 
     def solution(self):
         """Probe the planned inputs 0, 1, 2, ... while queries remain, then answer."""

@@ -233,11 +233,11 @@ class CaravanLedgerEnv:
                     self.last += (f" No further trip fits in the season (day {self.day}/{self.season}); you end "
                                   f"with {self.gold} gold, short of {self.target}. You lose.")
                     return self._observation(), 0.0, True, False, {}
-        truncated = self.turn >= self.max_turns
-        if truncated:
+        out_of_turns = self.turn >= self.max_turns
+        if out_of_turns:
             self.done = True
             self.last += " Out of turns."
-        return self._observation(), 0.0, False, truncated, {}
+        return self._observation(), 0.0, out_of_turns, False, {}
 
     def _why_not(self, cmd):
         if cmd == "upgrade":

@@ -226,24 +226,24 @@ class CascadeOriginEnv:
         if self.done:
             return "The task is over. Call reset() for a new one.", 0.0, True, False, {}
         self.turn += 1
-        truncated = self.turn >= self.max_turns
+        out_of_turns = self.turn >= self.max_turns
         m = re.search(r"\\boxed\{([^{}]*)\}", str(action))
         if m is None:
-            return "No answer found. Reply as \\boxed{DEVICE at MINUTE}.", 0.0, False, truncated, {}
+            return "No answer found. Reply as \\boxed{DEVICE at MINUTE}.", 0.0, out_of_turns, False, {}
         body = m.group(1).strip()[:100]
         mm = re.fullmatch(r"\s*([A-Za-z]+)\s*(?:at|@|,|:)?\s*(?:minute\s*)?(\d{1,4})\s*", body, re.IGNORECASE)
         if mm is None:
             return ("Could not read that. Reply as \\boxed{DEVICE at MINUTE} with a device name from the rules "
-                    "and a whole minute.", 0.0, False, truncated, {})
+                    "and a whole minute.", 0.0, out_of_turns, False, {})
         dev = self._lookup(mm.group(1))
         if dev is None:
-            return f"There is no device called '{mm.group(1)[:20]}'.", 0.0, False, truncated, {}
+            return f"There is no device called '{mm.group(1)[:20]}'.", 0.0, out_of_turns, False, {}
         minute = int(mm.group(2))
         if dev == self.root and minute == self.t0:
             self.done = True
             return "Correct! That spontaneous trip explains the whole log.", 1.0, True, False, {}
         feedback = self._diagnose(dev, minute)
-        if truncated:
+        if out_of_turns:
             self.done = True
             return f"Wrong: {feedback} No attempts left.", 0.0, True, False, {}
         return f"Wrong: {feedback} {self.max_turns - self.turn} attempt(s) left.", 0.0, False, False, {}

@@ -252,7 +252,7 @@ class CategoryPatternWordEnv:
             msg += " No attempts left."
         else:
             msg += f" Attempts left: {self.max_turns - self.turn}."
-        return msg + "\n\n" + self._task(), 0.0, False, out, {}
+        return msg + "\n\n" + self._task(), 0.0, out, False, {}
 
     def solution(self):
         return self._answer

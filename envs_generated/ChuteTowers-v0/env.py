@@ -168,11 +168,11 @@ class ChuteTowersEnv:
                     self.done = True
                     self.last += " The move budget is spent before the goal was reached: you lose."
                     return self._observation(), 0.0, True, False, {}
-        truncated = self.turn >= self.max_turns
-        if truncated:
+        out_of_turns = self.turn >= self.max_turns
+        if out_of_turns:
             self.done = True
             self.last += " Out of turns."
-        return self._observation(), 0.0, False, truncated, {}
+        return self._observation(), 0.0, out_of_turns, False, {}
 
     def _plan(self, s):
         plan = []

@@ -173,12 +173,12 @@ HINTS = {
 class CipherWordDecodeEnv:
     # difficulty -> (example count, target length range, families)
     LEVELS = {
-        "easy": (3, (5, 6), ["shift", "rev_shift", "mirror"]),
+        "easy": (3, (5, 6), ["rev_shift", "mirror", "linear", "period"]),
         "medium": (4, (6, 7), ["linear", "period", "affine", "autokey"]),
         "hard": (4, (7, 8), ["rev_period", "rev_linear", "affine_linear", "chain"]),
     }
 
-    def __init__(self, max_turns=4, difficulty="medium", **kwargs):
+    def __init__(self, max_turns=2, difficulty="medium", **kwargs):
         self.max_turns = max_turns
         self.difficulty = difficulty if difficulty in self.LEVELS else "medium"
         self.n_examples, self.lengths, self.families = self.LEVELS[self.difficulty]
@@ -296,7 +296,7 @@ class CipherWordDecodeEnv:
         if out:
             self.done = True
             msg += " No attempts left."
-        return self._render(msg), 0.0, False, out, {}
+        return self._render(msg), 0.0, out, False, {}
 
     def solution(self):
         return self._answer

@@ -218,11 +218,11 @@ class CisternMeasureEnv:
                     self.last += (f". The move budget is spent and vessel {NAMES[self.target_jug]} holds "
                                   f"{self.state[self.target_jug]} L, not {self.target} L. You lose.")
                     return self._observation(), 0.0, True, False, {}
-        truncated = self.turn >= self.max_turns
-        if truncated:
+        out_of_turns = self.turn >= self.max_turns
+        if out_of_turns:
             self.done = True
             self.last += " Out of turns."
-        return self._observation(), 0.0, False, truncated, {}
+        return self._observation(), 0.0, out_of_turns, False, {}
 
     def _why_illegal(self, cmd):
         parts = cmd.split()

@@ -1,5 +1,6 @@
-"""Definition-clued anagram: a shuffled pool of letters (with some stray letters mixed in on harder levels)
-hides a word, and a dictionary-style definition says what the word means; find the word."""
+"""Definition-clued anagram: a shuffled pool of letters spells the hidden word and several look-alike decoy
+words of the same length (plus stray letters on harder levels), and a dictionary-style definition says what
+the word means; find the one word the definition describes."""
 
 import random
 import re
@@ -197,18 +198,21 @@ LEXICON = {
 }
 # difficulty -> (word lengths, stray letters mixed into the pool)
 LEVELS = {"easy": ((5, 6), 0), "medium": ((7, 8), 1), "hard": ((9, 10), 2)}
+#: Look-alike words whose letters are mixed into every pool.
+DECOYS = 4
 STRAYS = "EEEAAIIOOUTTNNSSRRLLDDCMPHBGYKFW"
 BOX_RE = re.compile(r"\\boxed\{([^{}]*)\}")
 
 
 class ClueAnagramSolverEnv:
-    def __init__(self, max_turns=5, difficulty="medium", **kwargs):
+    def __init__(self, max_turns=2, difficulty="medium", **kwargs):
         self.max_turns = max_turns
         self.difficulty = difficulty if difficulty in LEVELS else "medium"
         self.rng = random.Random()
         self._answer = ""
         self.pool = []
         self.strays = []
+        self._fitting = []
         self.turn = 0
         self.done = False
 
@@ -220,17 +224,20 @@ class ClueAnagramSolverEnv:
         rng = self.rng
         lengths, nstray = LEVELS[self.difficulty]
         words = sorted(w for w in LEXICON if len(w) in lengths)
-        while True:
-            word = rng.choice(words)
-            strays = [rng.choice(STRAYS) for _ in range(nstray)]
-            pool = list(word.upper()) + strays
-            rng.shuffle(pool)
-            if word.upper() in "".join(pool):
-                continue
-            pc = Counter(pool)
-            rivals = [w for w in words if w != word and len(w) == len(word) and self._fits(w, pc)]
-            if not rivals:
-                break
+        # The pool spells the answer AND several look-alike decoys of the same length, so
+        # matching letters alone (a dictionary anagram lookup) leaves many candidates:
+        # only the definition picks the word.
+        word = rng.choice(words)
+        same = [w for w in words if w != word and len(w) == len(word)]
+        decoys = rng.sample(same, min(DECOYS, len(same)))
+        need = Counter(word.upper())
+        for d in decoys:
+            need = need | Counter(d.upper())
+        strays = [rng.choice(STRAYS) for _ in range(nstray)]
+        pool = sorted(need.elements()) + strays
+        rng.shuffle(pool)
+        pc = Counter(pool)
+        self._fitting = sorted(w for w in words if len(w) == len(word) and self._fits(w, pc))
         self._answer = word
         self.pool = pool
         self.strays = strays
@@ -240,15 +247,13 @@ class ClueAnagramSolverEnv:
 
     def _task(self):
         n = len(self._answer)
-        k = len(self.strays)
-        extra = (f"The pool holds {n + k} letters: the word uses {n} of them and {k} "
-                 f"{'letter is a stray' if k == 1 else 'letters are strays'} that you must leave out. "
-                 if k else f"The word uses all {n} letters exactly once. ")
         return ("ANAGRAM WITH A DEFINITION\n"
                 f"Letter pool: {' '.join(self.pool)}\n"
                 f"Definition: {LEXICON[self._answer]} ({n} letters)\n"
-                + extra + "Rearrange letters from the pool into the single English word that matches the "
-                f"definition. You have {self.max_turns} attempts.")
+                f"The pool holds {len(self.pool)} letters. Several different {n}-letter words can be spelled from "
+                "it; the answer is the one English word that matches the definition, each of its letters taken "
+                f"from the pool (a letter may be used as often as it appears in the pool). You have "
+                f"{self.max_turns} attempt(s).")
 
     def step(self, action):
         if self.done:
@@ -259,7 +264,7 @@ class ClueAnagramSolverEnv:
         m = BOX_RE.search(str(action)[:5000])
         if m is None:
             msg = "No answer found: put your word inside \\boxed{...}."
-            return self._reply(msg, 0.0, False, out, left)
+            return self._reply(msg, 0.0, out, False, left)
         guess = re.sub(r"[^a-z]", "", m.group(1).lower())
         if guess == self._answer:
             self.done = True
@@ -276,10 +281,10 @@ class ClueAnagramSolverEnv:
                 msg = f"'{guess}' uses letters the pool cannot supply: {over}."
             else:
                 msg = f"'{guess}' can be spelled from the pool but does not match the definition."
-        return self._reply(msg, 0.0, False, out, left)
+        return self._reply(msg, 0.0, out, False, left)
 
     def _reply(self, msg, reward, term, trunc, left):
-        if trunc:
+        if term:
             self.done = True
             msg += " No attempts left."
         else:
@@ -290,9 +295,8 @@ class ClueAnagramSolverEnv:
         return self._answer
 
     def hint(self):
-        w = self._answer.upper()
-        parts = []
-        if self.strays:
-            parts.append("the stray letter(s) to discard: " + ", ".join(sorted(self.strays)))
-        parts.append(f"the word starts with {w[0]} and ends with {w[-1]}")
-        return "Key facts: " + "; ".join(parts) + ". Think of words for the definition that fit those letters."
+        others = [w for w in self._fitting if w != self._answer]
+        named = sorted(random.Random(self._answer + "h").sample(others, min(2, len(others))))
+        return ("Spelling alone does not decide it: " + " and ".join(w.upper() for w in named)
+                + " can also be spelled from this pool and are NOT the answer. List the other words of the right "
+                "length the pool allows, then keep the one the definition describes, word for word.")

@@ -214,7 +214,7 @@ class CodebookCourierEnv:
     def _wait(self, msg, out_of_turns):
         if out_of_turns:
             self.done = True
-            return msg + "\nOut of turns: the operation is called off.", 0.0, False, True, {}
+            return msg + "\nOut of turns: the operation is called off.", 0.0, True, False, {}
         return self._status(msg), 0.0, False, False, {}
 
     def solution(self):

@@ -209,11 +209,11 @@ class ConfoundedTrialEnv:
         if self.done:
             return "The task is over. Call reset() for a new one.", 0.0, True, False, {}
         self.turn += 1
-        truncated = self.turn >= self.max_turns
+        out_of_turns = self.turn >= self.max_turns
         m = re.search(r"\\boxed\{([^{}]*)\}", str(action))
         fmt = f"Answer as \\boxed{{NAME, PERCENT}}, e.g. \\boxed{{{self.treats[0]}, 42.5}}."
         if m is None:
-            return "No answer found. " + fmt, 0.0, False, truncated, {}
+            return "No answer found. " + fmt, 0.0, out_of_turns, False, {}
         body = m.group(1).strip()[:200]
         name_match = None
         for i, t in enumerate(self.treats):
@@ -222,7 +222,7 @@ class ConfoundedTrialEnv:
         nums = re.findall(r"-?\d+(?:\.\d+)?", body)
         if name_match is None or name_match == -1 or len(nums) != 1:
             return ("The answer must contain exactly one option name and one percentage. " + fmt,
-                    0.0, False, truncated, {})
+                    0.0, out_of_turns, False, {})
         value = float(nums[0])
         if 0 < value <= 1 and "." in nums[0]:
             value *= 100.0
@@ -249,7 +249,7 @@ class ConfoundedTrialEnv:
             else:
                 parts.append(f"but your share is too {'high' if value > target else 'low'}")
         text = "Wrong: " + "; ".join(parts) + "."
-        if truncated:
+        if out_of_turns:
             self.done = True
             return text + " No attempts left.", 0.0, True, False, {}
         return text + f" {self.max_turns - self.turn} attempt(s) left.", 0.0, False, False, {}

@@ -240,13 +240,13 @@ class CounterfactualLedgerEnv:
         if self.done:
             return "The task is over. Call reset() for a new one.", 0.0, True, False, {}
         self.turn += 1
-        truncated = self.turn >= self.max_turns
+        out_of_turns = self.turn >= self.max_turns
         m = re.search(r"\\boxed\{([^{}]*)\}", str(action))
         if m is None:
-            return "No answer found. Reply with one integer inside \\boxed{}, e.g. \\boxed{12}.", 0.0, False, truncated, {}
+            return "No answer found. Reply with one integer inside \\boxed{}, e.g. \\boxed{12}.", 0.0, out_of_turns, False, {}
         text = m.group(1).strip().replace(" ", "")
         if not re.fullmatch(r"[+-]?\d{1,6}", text):
-            return "The answer must be a single integer such as \\boxed{-3}.", 0.0, False, truncated, {}
+            return "The answer must be a single integer such as \\boxed{-3}.", 0.0, out_of_turns, False, {}
         guess = int(text)
         if guess == self._answer:
             self.done = True
@@ -265,7 +265,7 @@ class CounterfactualLedgerEnv:
             why = "that applies only the first intervention; both overrides hold at once."
         else:
             why = f"your value is too {'high' if guess > self._answer else 'low'}."
-        if truncated:
+        if out_of_turns:
             self.done = True
             return f"Wrong: {why} No attempts left.", 0.0, True, False, {}
         left = self.max_turns - self.turn

@@ -116,12 +116,12 @@ class CounterfeitCoinScaleEnv:
 
     def finish(self, text, reward, terminated):
         self.last = text
-        truncated = (not terminated) and self.turn >= self.max_turns
-        if terminated or truncated:
+        out_of_turns = (not terminated) and self.turn >= self.max_turns
+        if terminated or out_of_turns:
             self.done = True
-        if truncated:
+        if out_of_turns:
             self.last = text + " You are out of turns; the game is over."
-        return self.render(), reward, terminated, truncated, {}
+        return self.render(), reward, terminated or out_of_turns, False, {}  # out of attempts is a loss, not a cut-off
 
     def step(self, action):
         if self.done:

@@ -133,15 +133,15 @@ class CubeNetOppositeFaceEnv:
             if out_of_turns:
                 self.done = True
             return (f"No answer found. Reply with {need} letters separated by commas inside \\boxed{{}}. "
-                    f"Attempts used: {self.turn}/{self.max_turns}."), 0.0, False, out_of_turns, {}
+                    f"Attempts used: {self.turn}/{self.max_turns}."), 0.0, out_of_turns, False, {}
         tokens = re.findall(r"[A-Za-z0-9]+", match.group(1))
         letters = [t.upper() for t in tokens]
         if len(letters) != need or any(len(t) != 1 or not t.isalpha() for t in letters):
             if out_of_turns:
                 self.done = True
             return (f"Could not read your answer: expected exactly {need} single letters separated by commas, "
-                    f"got {len(letters)} item(s). Attempts used: {self.turn}/{self.max_turns}."), 0.0, False, \
-                out_of_turns, {}
+                    f"got {len(letters)} item(s). Attempts used: {self.turn}/{self.max_turns}."), 0.0, out_of_turns, \
+                False, {}
         problems = []
         for k, net in enumerate(self.nets):
             for j, face in enumerate(net["ask"]):
@@ -166,9 +166,13 @@ class CubeNetOppositeFaceEnv:
         return ",".join(self._answer)
 
     def hint(self):
-        facts = "; ".join(f"in net {k + 1}, {net['spare'][0]} and {net['spare'][1]} are opposite each other"
-                          for k, net in enumerate(self.nets))
-        return ("One pair per net that is NOT asked about: " + facts + ". So each asked face's partner is one of "
-                "just two remaining faces. To decide, roll the cube over the net square by square, or use the "
-                "rule that two squares with exactly one square between them in a straight row or column are "
-                "opposite.")
+        # one adjacent (never opposite) face per asked face: it rules out one of four candidates,
+        # the folding still has to be done
+        facts = []
+        for k, net in enumerate(self.nets):
+            x = net["ask"][0]
+            near = sorted(lab for lab in net["label"].values() if lab not in (x, net["opposite"][x]))
+            facts.append(f"in net {k + 1}, {random.Random(x + str(k)).choice(near)} is NOT opposite {x}")
+        return ("Fold, do not guess: " + "; ".join(facts) + ". Two squares with exactly one square between them "
+                "in a straight row or column of the net are opposite; for the rest, roll the cube over the net "
+                "square by square, keeping track of which face is on the bottom.")

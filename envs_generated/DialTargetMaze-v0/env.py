@@ -256,7 +256,7 @@ class DialTargetMazeEnv:
         if left == 0:
             self.done = True
             self.last += " No turns left."
-            return self._render(), 0.0, False, True, {}
+            return self._render(), 0.0, True, False, {}
         if self._plan and self._plan[0] == idx:
             self._plan = self._plan[1:]  # the rest of a shortest route is a shortest route
         else:
@@ -273,7 +273,7 @@ class DialTargetMazeEnv:
         left = self.max_turns - self.turn
         if left <= 0:
             self.done = True
-            return self._render() + "\nNo turns left.", 0.0, False, True, {}
+            return self._render() + "\nNo turns left.", 0.0, True, False, {}
         # a wasted turn leaves the state unchanged: the current plan stays shortest
         plan = self._plan if len(self._plan) <= left else None
         if plan is None:

@@ -110,7 +110,7 @@ class DigitVaultEnv:
             if out:
                 self.done = True
                 self.last += " Out of turns: the vault stays locked."
-            return self._render(), 0.0, False, out, {}
+            return self._render(), 0.0, out, False, {}
         repeat = any(g == guess for g, _, _ in self.history)
         ex, mis = _score(guess, self._code)
         self.history.append((guess, ex, mis))
@@ -124,7 +124,7 @@ class DigitVaultEnv:
         if out:
             self.done = True
             self.last += " Out of turns: the vault stays locked."
-        return self._render(), 0.0, False, out, {}
+        return self._render(), 0.0, out, False, {}
 
     # ------------------------------------------------------------------ privileged
     def _consistent(self, code):

@@ -145,11 +145,11 @@ class EmberPilesDuelEnv:
                     self.done = True
                     self.last += " The rival took the last ember: you lose."
                     return self._observation(), 0.0, True, False, {}
-        truncated = self.turn >= self.max_turns
-        if truncated:
+        out_of_turns = self.turn >= self.max_turns
+        if out_of_turns:
             self.done = True
             self.last += " The braziers burn out: out of turns."
-        return self._observation(), 0.0, False, truncated, {}
+        return self._observation(), 0.0, out_of_turns, False, {}
 
     def _rival_move(self):
         wins = self._winning_moves()
@@ -168,11 +168,15 @@ class EmberPilesDuelEnv:
         return f"take {k} from {PILES[i]}"
 
     def hint(self):
-        values = ", ".join(f"{PILES[i]}:{self._grundy(i)}" for i in range(len(self.sizes)) if self.sizes[i] > 0)
-        return ("Each pile is secretly a Nim heap: a pile with limit L and n embers behaves like a Nim heap of "
-                "n mod (L+1) (a pile without a limit is just n). Right now these reduced values are "
-                f"{values}. Their bitwise XOR must be 0 after every one of your moves; change one pile so that its "
-                "reduced value becomes the XOR of all the others.")
+        capped = [i for i in range(len(self.sizes)) if self.caps[i] > 0]
+        example = ""
+        if capped:
+            i = capped[0]
+            example = (f" For example, pile {PILES[i]} (take at most {self.caps[i]}) is lost for the player to move "
+                       f"when it holds 0, {self.caps[i] + 1} or {2 * (self.caps[i] + 1)} embers.")
+        return ("This is Nim in disguise: work out, for each pile alone, which sizes are lost for the player to "
+                "move and how the pattern repeats; that gives each pile an equivalent Nim heap. Combine the heaps "
+                "with bitwise XOR and always leave your opponent a total of 0." + example)
 
     def _legal_commands(self):
         return [f"take {k} from {PILES[i]}" for k, i in self._legal()]

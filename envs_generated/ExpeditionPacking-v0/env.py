@@ -179,7 +179,7 @@ class ExpeditionPackingEnv:
         left = self.max_turns - self.turn
         if out:
             self.done = True
-            return msg + " No attempts left.", 0.0, False, True, {}
+            return msg + " No attempts left.", 0.0, True, False, {}
         return msg + f" Attempts left: {left}.", 0.0, False, False, {}
 
     def solution(self):

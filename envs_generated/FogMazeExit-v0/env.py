@@ -168,10 +168,10 @@ class FogMazeExitEnv:
         if move is None:
             self.last = ("No valid command read (no fuel used). Reply with exactly one of \\boxed{north}, "
                          "\\boxed{south}, \\boxed{east} or \\boxed{west}.")
-            truncated = self.turn >= self.max_turns
-            if truncated:
+            out_of_turns = self.turn >= self.max_turns
+            if out_of_turns:
                 self.done = True
-            return self._observation(), 0.0, False, truncated, {}
+            return self._observation(), 0.0, out_of_turns, False, {}
         self.fuel -= 1
         dr, dc = DIRS[move]
         nr, nc = self.pos[0] + dr, self.pos[1] + dc
@@ -191,11 +191,11 @@ class FogMazeExitEnv:
             self.done = True
             self.last += " Your fuel is gone: you are stranded in the dark. Game over."
             return self._observation(), 0.0, True, False, {}
-        truncated = self.turn >= self.max_turns
-        if truncated:
+        out_of_turns = self.turn >= self.max_turns
+        if out_of_turns:
             self.done = True
             self.last += " Out of turns."
-        return self._observation(), 0.0, False, truncated, {}
+        return self._observation(), 0.0, out_of_turns, False, {}
 
     def solution(self):
         here = self.dist.get(self.pos)

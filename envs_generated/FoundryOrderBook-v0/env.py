@@ -285,7 +285,7 @@ class FoundryOrderBookEnv:
                    "Unknown command. Name a product you can cast or idle.")
             if out:
                 self.done = True
-                return self._render(msg + " Out of turns."), 0.0, False, True, {}
+                return self._render(msg + " Out of turns."), 0.0, True, False, {}
             return self._render(msg + " The day did not advance."), 0.0, False, False, {}
         setup, stock, gain, events = self._advance(self.day, self.setup, self.stock, choice)
         text = self._describe_events(choice, events)
@@ -309,7 +309,7 @@ class FoundryOrderBookEnv:
                                        "Game over."), 0.0, True, False, {}
         if out:
             self.done = True
-            return self._render(text + " Out of turns."), 0.0, False, True, {}
+            return self._render(text + " Out of turns."), 0.0, True, False, {}
         return self._render(text), 0.0, False, False, {}
 
     def solution(self):

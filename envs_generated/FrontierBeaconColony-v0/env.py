@@ -375,11 +375,11 @@ class FrontierBeaconColonyEnv:
                     self.done = True
                     self.last += " The deadline has passed without a beacon. You lose."
                     return self._observation(), 0.0, True, False, {}
-        truncated = self.turn >= self.max_turns
-        if truncated:
+        out_of_turns = self.turn >= self.max_turns
+        if out_of_turns:
             self.done = True
             self.last += " Out of turns."
-        return self._observation(), 0.0, False, truncated, {}
+        return self._observation(), 0.0, out_of_turns, False, {}
 
     def _report(self, before, act, new):
         day = before[0]

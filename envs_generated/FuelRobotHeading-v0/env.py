@@ -188,9 +188,9 @@ class FuelRobotHeadingEnv:
         if cmd is None or cmd[0] == "bad":
             self.last = ("Command not understood (no fuel used). Use \\boxed{forward n} with n from 1 to 9, "
                          "\\boxed{left} or \\boxed{right}.")
-            truncated = self.turn >= self.max_turns
-            self.done = truncated
-            return self._observation(), 0.0, False, truncated, {}
+            out_of_turns = self.turn >= self.max_turns
+            self.done = out_of_turns
+            return self._observation(), 0.0, out_of_turns, False, {}
         kind, n = cmd
         if kind == "left":
             self.heading = (self.heading + 3) % 4
@@ -219,11 +219,11 @@ class FuelRobotHeadingEnv:
             self.done = True
             self.last += " The tank is empty before reaching G. The rover is lost."
             return self._observation(), 0.0, True, False, {}
-        truncated = self.turn >= self.max_turns
-        if truncated:
+        out_of_turns = self.turn >= self.max_turns
+        if out_of_turns:
             self.done = True
             self.last += " Out of turns."
-        return self._observation(), 0.0, False, truncated, {}
+        return self._observation(), 0.0, out_of_turns, False, {}
 
     def solution(self):
         cost, path = self._plan(self.pos, self.heading)

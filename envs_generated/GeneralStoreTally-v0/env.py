@@ -222,7 +222,7 @@ class GeneralStoreTallyEnv:
     def _wait(self, msg, out_of_turns):
         if out_of_turns:
             self.done = True
-            return msg + "\nOut of turns: the day ends before closing.", 0.0, False, True, {}
+            return msg + "\nOut of turns: the day ends before closing.", 0.0, True, False, {}
         return self._status(msg), 0.0, False, False, {}
 
     def solution(self):
@@ -233,13 +233,8 @@ class GeneralStoreTallyEnv:
 
     def hint(self):
         n_short = sum(1 for e in self.events if e["kind"] == "order" and not e["ok"])
-        asked = []
-        for e in self.events:
-            if e["kind"] == "audit":
-                asked.append(f"{e['good']} {PLACES[e['place']]}")
-            elif e["kind"] == "final":
-                asked.append(f"the total of {e['good']}")
+        n_questions = sum(1 for e in self.events if e["kind"] in ("audit", "final"))
         return (f"Write the opening stock as a table (one row per good, shelf and storeroom columns) and update it "
                 f"after every news line and every customer you serve; a customer you turn away changes nothing. "
-                f"In this day {n_short} of the {self.n_orders} customers ask for more than the shelf holds, and the "
-                f"questions will be about {'; '.join(asked)}.")
+                f"In this day {n_short} of the {self.n_orders} customers ask for more than the shelf holds, and "
+                f"{n_questions} question(s) will come, about goods you cannot know in advance: keep every row current.")

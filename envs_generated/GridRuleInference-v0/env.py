@@ -225,7 +225,7 @@ class GridRuleInferenceEnv:
         if out:
             self.done = True
             msg += " No attempts left."
-        return self._render(msg), 0.0, False, out, {}
+        return self._render(msg), 0.0, out, False, {}
 
     def solution(self):
         return "/".join(self._answer)

@@ -320,7 +320,7 @@ class HiddenRuleSequenceEnv:
             if out:
                 self.done = True
                 msg += " No attempts left."
-            return self._render(msg), 0.0, False, out, {}
+            return self._render(msg), 0.0, out, False, {}
         if value == self._answer:
             self.done = True
             self.tries.append(f"{value} correct")
@@ -331,7 +331,7 @@ class HiddenRuleSequenceEnv:
         if out:
             self.done = True
             msg += " No attempts left."
-        return self._render(msg), 0.0, False, out, {}
+        return self._render(msg), 0.0, out, False, {}
 
     def solution(self):
         return str(self._answer)

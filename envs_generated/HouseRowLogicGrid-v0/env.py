@@ -372,12 +372,12 @@ class HouseRowLogicGridEnv:
         return self.finish(f"Not quite: {right} of the {n} houses are right. Re-check the clues.", 0.0, False)
 
     def finish(self, feedback, reward, terminated):
-        truncated = (not terminated) and self.turn >= self.max_turns
-        if truncated:
+        out_of_turns = (not terminated) and self.turn >= self.max_turns
+        if out_of_turns:
             feedback += " No attempts left; the game is over."
-        if terminated or truncated:
+        if terminated or out_of_turns:
             self.done = True
-        return self.render(feedback), reward, terminated, truncated, {}
+        return self.render(feedback), reward, terminated or out_of_turns, False, {}  # out of attempts is a loss, not a cut-off
 
     def answer_list(self):
         asked = self.asked

@@ -248,7 +248,7 @@ class InformantTranslationEnv:
         if out:
             self.done = True
             self.last += " You ran out of time before the message was translated."
-        return self._obs(), 0.0, False, out, {}
+        return self._obs(), 0.0, out, False, {}
 
     def _apply(self, cmd):
         am = re.match(r"^ask (\w+) (?:about |for |what )?(?:the word )?['\"]?([a-z]+)['\"]?", cmd)

@@ -241,11 +241,11 @@ class IslandFleetHuntEnv:
         return self._after(0.0, False)
 
     def _after(self, reward, terminated):
-        truncated = not terminated and self.turn >= self.max_turns
-        if truncated:
+        out_of_turns = not terminated and self.turn >= self.max_turns
+        if out_of_turns:
             self.done = True
             self.last += " Out of turns."
-        return self._observation(), reward, terminated, truncated, {}
+        return self._observation(), reward, terminated or out_of_turns, False, {}  # out of attempts is a loss, not a cut-off
 
     # ------------------------------------------------------------------ the search solution() plays
     def _next_shot(self):

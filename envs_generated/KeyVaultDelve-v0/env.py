@@ -259,11 +259,11 @@ class KeyVaultDelveEnv:
                         self.done = True
                         self.last += " Your lantern dies before you reach the exit: you lose."
                         return self._observation(), 0.0, True, False, {}
-        truncated = self.turn >= self.max_turns
-        if truncated:
+        out_of_turns = self.turn >= self.max_turns
+        if out_of_turns:
             self.done = True
             self.last += " Out of turns."
-        return self._observation(), 0.0, False, truncated, {}
+        return self._observation(), 0.0, out_of_turns, False, {}
 
     def solution(self):
         state = (self.room, self.picked, self.opened)

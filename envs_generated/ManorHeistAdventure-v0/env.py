@@ -356,12 +356,13 @@ class ManorHeistAdventureEnv:
         reward, term = self._apply(cmd)
         return self._end(reward, term, out and not term)
 
-    def _end(self, reward, term, trunc):
-        if term or trunc:
+    def _end(self, reward, term, out_of_time):
+        # running out of time loses the game: it is over (terminated), not cut short
+        if term or out_of_time:
             self.done = True
-            if trunc:
+            if out_of_time:
                 self.last += " You have run out of time: the household wakes up."
-        return self._obs(), reward, term, trunc, {}
+        return self._obs(), reward, term or out_of_time, False, {}
 
     def _apply(self, cmd):
         verb, _, arg = cmd.partition(" ")
@@ -561,7 +562,10 @@ class ManorHeistAdventureEnv:
             else:
                 notes.append(f"the letter in the {where} holds the code of the gate between the {a} and the {b}; "
                              f"the shopping list's numbers are irrelevant")
-        text = "Draw the map from the briefing first. Key facts: " + "; ".join(notes) + "."
+        # the hint decodes one obstacle (two on easy), never the whole route
+        keep = 2 if self.difficulty == "easy" else 1
+        text = ("Draw the map from the briefing first. Key fact: " + "; ".join(notes[:keep]) + ". Work out the "
+                "other obstacles the same way, from the briefing's descriptions of each item.")
         sol = self.solution()
         if re.search(r"(?<![0-9a-z])" + re.escape(sol) + r"(?![0-9a-z])", text.lower()):
             text = "Draw the map from the briefing first, then fetch each opener before walking to its obstacle."

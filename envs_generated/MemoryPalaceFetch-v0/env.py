@@ -271,7 +271,7 @@ class MemoryPalaceFetchEnv:
     def _finish(self, msg, out_of_turns):
         if out_of_turns:
             self.done = True
-            return msg + "\nOut of turns: the tour ends with tasks left undone.", 0.0, False, True, {}
+            return msg + "\nOut of turns: the tour ends with tasks left undone.", 0.0, True, False, {}
         return "Last action: " + msg + "\n" + self._status(), 0.0, False, False, {}
 
     def solution(self):

@@ -14,7 +14,7 @@ INF = 10 ** 6
 
 class OutbreakQuarantineEnv:
     LEVELS = {
-        "easy": {"n": 12, "sources": 1, "extra": 7, "slack": 1, "beam": 4, "gap": 2},
+        "easy": {"n": 12, "sources": 1, "extra": 7, "slack": 1, "beam": 4, "gap": 0},
         "medium": {"n": 16, "sources": 2, "extra": 9, "slack": 0, "beam": 3, "gap": 0},
         "hard": {"n": 20, "sources": 2, "extra": 16, "slack": 0, "beam": 3, "gap": 0},
     }
@@ -238,7 +238,7 @@ class OutbreakQuarantineEnv:
         if self.done:
             return "The outbreak is over. Call reset() to play again.", 0.0, True, False, {}
         self.turn += 1
-        truncated = self.turn >= self.max_turns
+        out_of_turns = self.turn >= self.max_turns
         m = re.search(r"\\boxed\{([^{}]*)\}", str(action))
         if m is None:
             self.last = "No command found. Write \\boxed{quarantine NAME}. The day was lost (the night still passes)."
@@ -269,7 +269,7 @@ class OutbreakQuarantineEnv:
             self.done = True
             return (self._render() + f"\n\nThe outbreak is contained with {count} infected (limit "
                     f"{self.threshold}). You win!", 1.0, True, False, {})
-        return self._render(), 0.0, False, truncated, {}
+        return self._render(), 0.0, out_of_turns, False, {}
 
     def solution(self):
         k = self.turn + 1

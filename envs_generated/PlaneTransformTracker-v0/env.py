@@ -143,7 +143,7 @@ class PlaneTransformTrackerEnv:
             if out_of_turns:
                 self.done = True
             return ("Could not read two integer coordinates. Answer like \\boxed{(x, y)} with integers. "
-                    f"Attempts used: {self.turn}/{self.max_turns}."), 0.0, False, out_of_turns, {}
+                    f"Attempts used: {self.turn}/{self.max_turns}."), 0.0, out_of_turns, False, {}
         if nums == self._answer:
             self.done = True
             return "Correct: that is exactly where the point lands. You win!", 1.0, True, False, {}

@@ -197,20 +197,20 @@ class PlantFaultTraceEnv:
         if self.done:
             return "The game is over. Call reset() to play again.", 0.0, True, False, {}
         self.turn += 1
-        truncated = self.turn >= self.max_turns
+        out_of_turns = self.turn >= self.max_turns
         m = re.search(r"\\boxed\{([^{}]*)\}", str(action))
         if m is None:
             self.last = "No command found. Write one command inside \\boxed{...}, e.g. probe followed by a name."
-            return self._render(), 0.0, False, truncated, {}
+            return self._render(), 0.0, out_of_turns, False, {}
         words = m.group(1).strip()[:100].split()
         if len(words) != 2 or words[0].lower() not in ("probe", "repair", "test", "fix", "replace"):
             self.last = "Unknown command. Use: probe NAME or repair NAME (NAME = one component from the wiring list)."
-            return self._render(), 0.0, False, truncated, {}
+            return self._render(), 0.0, out_of_turns, False, {}
         verb = words[0].lower()
         v = self._lookup(words[1])
         if v is None:
             self.last = f"There is no component called '{words[1][:30]}'. Use a name from the wiring list."
-            return self._render(), 0.0, False, truncated, {}
+            return self._render(), 0.0, out_of_turns, False, {}
         if verb in ("repair", "fix", "replace"):
             self.done = True
             if v == self.fault:
@@ -223,16 +223,16 @@ class PlantFaultTraceEnv:
                     f"{len(cands)} component(s) were still consistent with your readings. Game over.", 0.0, True, False, {})
         if v in self.known:
             self.last = f"The output of {self.names[v]} is already known: {'GOOD' if self.known[v] else 'BAD'}. No probe used."
-            return self._render(), 0.0, False, truncated, {}
+            return self._render(), 0.0, out_of_turns, False, {}
         if self.used >= self.budget:
             self.last = "No probes left: you must repair a component now."
-            return self._render(), 0.0, False, truncated, {}
+            return self._render(), 0.0, out_of_turns, False, {}
         self.used += 1
         val = self.sig[self.fault][v]
         self.known[v] = val
         self.log.append(f"{self.names[v]}={'GOOD' if val else 'BAD'}")
         self.last = f"Probe {self.used}: the output of {self.names[v]} is {'GOOD' if val else 'BAD'}."
-        return self._render(), 0.0, False, truncated, {}
+        return self._render(), 0.0, out_of_turns, False, {}
 
     def solution(self):
         cands = self._cands()

@@ -176,7 +176,7 @@ class PolyominoRotationMatchEnv:
             if out_of_turns:
                 self.done = True
             return ("No answer found. Put the letters of the pure rotations, comma-separated, inside \\boxed{}. "
-                    f"Attempts used: {self.turn}/{self.max_turns}."), 0.0, False, out_of_turns, {}
+                    f"Attempts used: {self.turn}/{self.max_turns}."), 0.0, out_of_turns, False, {}
         tokens = re.findall(r"[A-Za-z0-9]+", match.group(1))
         valid = set(LETTERS[: len(self.candidates)])
         chosen = set()
@@ -192,7 +192,7 @@ class PolyominoRotationMatchEnv:
                 self.done = True
             why = (f"'{bad[0]}' is not a candidate letter" if bad else "no candidate letter was given")
             return (f"Could not read your answer: {why}. Use the letters {', '.join(sorted(valid))} only, "
-                    f"comma-separated. Attempts used: {self.turn}/{self.max_turns}."), 0.0, False, out_of_turns, {}
+                    f"comma-separated. Attempts used: {self.turn}/{self.max_turns}."), 0.0, out_of_turns, False, {}
         answer = set(self._answer)
         if chosen == answer:
             self.done = True

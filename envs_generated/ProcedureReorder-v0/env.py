@@ -1,6 +1,7 @@
-"""Shuffled instructions: the numbered sentences of a short how-to text (making tea, planting a tree, mending
-a puncture, ...) are out of order; cue words ('first', 'once the kettle is full', 'before you ...', pronouns
-pointing back) fix exactly one order, which must be given as a digit string."""
+"""Shuffled instructions: the numbered sentences of notes on two chores done in one session, their steps
+interleaved (making tea, planting a tree, mending a puncture, ...), are out of order; cue words ('first',
+'once the kettle is full', 'before you ...', pronouns pointing back) fix exactly one order, including how the
+two chores interleave, which must be given as a digit string."""
 
 import random
 import re
@@ -146,7 +147,7 @@ def count_orders(n, cons, limit=2):
 
 
 class ProcedureReorderEnv:
-    def __init__(self, max_turns=3, difficulty="medium", **kwargs):
+    def __init__(self, max_turns=2, difficulty="medium", **kwargs):
         self.max_turns = max_turns
         self.difficulty = difficulty if difficulty in LEVELS else "medium"
         self.rng = random.Random()
@@ -237,10 +238,23 @@ class ProcedureReorderEnv:
         self.rng = random.Random(seed)
         rng = self.rng
         n, direct, longrange = LEVELS[self.difficulty]
-        self.topic = rng.choice(sorted(DOMAINS))
-        all_steps = DOMAINS[self.topic]
-        start = rng.randrange(len(all_steps) - n + 1)
-        steps = all_steps[start:start + n]
+        # Two chores done in one session, their steps interleaved at random: knowing how each chore
+        # usually goes fixes the order inside each chore, but only the cue words fix how they interleave.
+        topics = rng.sample(sorted(DOMAINS), 2)
+        self.topic = " and ".join(topics)
+        sizes = [n - n // 2, n // 2]
+        threads = []
+        for topic, size in zip(topics, sizes):
+            all_steps = DOMAINS[topic]
+            start = rng.randrange(len(all_steps) - size + 1)
+            threads.append(list(all_steps[start:start + size]))
+        while True:
+            picks = [0] * sizes[0] + [1] * sizes[1]
+            rng.shuffle(picks)
+            # a plain 'all of one chore, then the other' split is what memory alone would guess
+            if picks != sorted(picks) and picks != sorted(picks, reverse=True):
+                break
+        steps = [threads[t].pop(0) for t in picks]
         texts, cons = self._render(steps, direct, longrange)
         perm = list(range(n))
         while perm == sorted(perm):
@@ -258,7 +272,8 @@ class ProcedureReorderEnv:
     def _task(self):
         n = len(self.shuffled)
         lines = [f"SHUFFLED INSTRUCTIONS: {self.topic}",
-                 f"These {n} sentences of a set of instructions have been shuffled:"]
+                 f"One person did these two chores in a single session, switching between them. The {n} sentences "
+                 "of their notes have been shuffled:"]
         lines += [f"  ({i}) {s}" for i, s in enumerate(self.shuffled, 1)]
         lines.append(f"Exactly one order agrees with all the cue words and with what every pronoun ('it', 'them') "
                      f"points back to. Give the sentence numbers in the correct order as one string of {n} digits, "
@@ -292,7 +307,7 @@ class ProcedureReorderEnv:
             msg += " No attempts left."
         else:
             msg += f" Attempts left: {self.max_turns - self.turn}."
-        return msg + "\n\n" + self._task(), 0.0, False, out, {}
+        return msg + "\n\n" + self._task(), 0.0, out, False, {}
 
     def solution(self):
         return self._answer

@@ -211,20 +211,20 @@ class ReagentRecipeEnv:
         if self.done:
             return "The game is over. Call reset() to play again.", 0.0, True, False, {}
         self.turn += 1
-        truncated = self.turn >= self.max_turns
+        out_of_turns = self.turn >= self.max_turns
         m = re.search(r"\\boxed\{([^{}]*)\}", str(action))
         if m is None:
             self.last = "No command found. Use \\boxed{mix ...} or \\boxed{recipe ...}."
-            return self._render(), 0.0, False, truncated, {}
+            return self._render(), 0.0, out_of_turns, False, {}
         words = m.group(1).replace(",", " ").replace("+", " ").split()[:30]
         if not words or words[0].lower() not in ("mix", "recipe"):
             self.last = "Unknown command. Use mix R1 R2 ... or recipe R1 R2 ... with reagent names from the list."
-            return self._render(), 0.0, False, truncated, {}
+            return self._render(), 0.0, out_of_turns, False, {}
         verb = words[0].lower()
         idx, bad = self._parse_reagents(words[1:])
         if idx is None:
             self.last = f"'{bad[:20]}' is not a base reagent. Use names from the list."
-            return self._render(), 0.0, False, truncated, {}
+            return self._render(), 0.0, out_of_turns, False, {}
         mask = sum(1 << i for i in idx)
         if verb == "recipe":
             self.done = True
@@ -240,10 +240,10 @@ class ReagentRecipeEnv:
                     "Game over.", 0.0, True, False, {})
         if len(idx) < 2:
             self.last = "A mix needs at least two different base reagents."
-            return self._render(), 0.0, False, truncated, {}
+            return self._render(), 0.0, out_of_turns, False, {}
         if self.used >= self.budget:
             self.last = "No experiments left: submit your recipe now."
-            return self._render(), 0.0, False, truncated, {}
+            return self._render(), 0.0, out_of_turns, False, {}
         self.used += 1
         products = self._react(mask)
         outcome = self._outcome(mask)
@@ -252,7 +252,7 @@ class ReagentRecipeEnv:
         mix = " + ".join(self.reagents[i] for i in sorted(idx))
         self.log.append((mix, res))
         self.last = f"Experiment {self.used}: {mix} -> {res}."
-        return self._render(), 0.0, False, truncated, {}
+        return self._render(), 0.0, out_of_turns, False, {}
 
     def _best_mix(self):
         alive = self._alive

@@ -74,7 +74,7 @@ class RepeatedRootPolynomialEnv:
                  "leads": [1, 2, 3, -2, -1], "quantities": ["cubes", "product", "squares"]},
     }
 
-    def __init__(self, max_turns=5, difficulty="medium", **kwargs):
+    def __init__(self, max_turns=2, difficulty="medium", **kwargs):
         self.max_turns = max_turns
         self.difficulty = difficulty if difficulty in self.LEVELS else "medium"
         self.cfg = self.LEVELS[self.difficulty]
@@ -143,8 +143,8 @@ class RepeatedRootPolynomialEnv:
                 f"  P(x) = {_poly_text(self.coeffs)}\n"
                 f"All roots of P are integers, and some of them may be repeated. Count every root only ONCE "
                 f"(distinct roots). Compute {QUANTITIES[self.quantity]}.\n"
-                f"Answer with a single integer as \\boxed{{integer}}. You have {self.max_turns} attempts; a wrong "
-                f"attempt is answered with 'too high' or 'too low'.")
+                f"Answer with a single integer as \\boxed{{integer}}. You have {self.max_turns} attempt(s); a wrong "
+                f"attempt is only answered with 'wrong'.")
 
     def step(self, action):
         if self.done:
@@ -161,7 +161,7 @@ class RepeatedRootPolynomialEnv:
         if val == self._answer:
             self.done = True
             return "Correct!", 1.0, True, False, {}
-        msg = "Too high." if val > self._answer else "Too low."
+        msg = "Wrong."
         if val == self._with_mult:
             msg += " That value counts a repeated root more than once."
         return self._wrong(msg, out)
@@ -169,7 +169,7 @@ class RepeatedRootPolynomialEnv:
     def _wrong(self, msg, out):
         if out:
             self.done = True
-            return msg + " No attempts left.", 0.0, False, True, {}
+            return msg + " No attempts left.", 0.0, True, False, {}
         return msg + f" Attempts left: {self.max_turns - self.turn}.", 0.0, False, False, {}
 
     def solution(self):

@@ -210,7 +210,7 @@ class SkullConcentrationEnv:
     def _end_turn(self, msg, out_of_turns):
         if out_of_turns:
             self.done = True
-            return msg + "\nOut of turns.", 0.0, False, True, {}
+            return msg + "\nOut of turns.", 0.0, True, False, {}
         return self._status(msg), 0.0, False, False, {}
 
     def solution(self):
@@ -236,10 +236,11 @@ class SkullConcentrationEnv:
         return "flip " + next((p for p in self.order if p not in self.matched and live.get(p) != "SKULL"), "A1")
 
     def hint(self):
-        hidden_skulls = [p for p in self.positions if self.cards[p] == "SKULL" and p not in self.glimpse]
-        skull_text = ("the skull you were not shown lies at " + " and ".join(hidden_skulls) + ", so never open it"
-                      if hidden_skulls else "every skull was in the glimpse")
+        hidden = [p for p in self.positions if self.cards[p] == "SKULL" and p not in self.glimpse]
+        rows = sorted(set(p[0] for p in hidden))
+        skull_text = (f"{len(hidden)} skull(s) were NOT in the glimpse; they lie somewhere in row(s) "
+                      + ", ".join(rows) + ", so open unseen cards in the other rows first"
+                      if hidden else "every skull was in the glimpse")
         return (f"Keep a written map position -> picture of every card you have seen (the glimpse included) and "
-                f"update it after each flip. When a new picture turns up as your first card, check the map for its "
-                f"partner before flipping anything unseen; clear any pair you already know before opening new cards. "
+                f"update it after each flip; clear any pair you already know before opening new cards. "
                 f"In this deal {skull_text}.")

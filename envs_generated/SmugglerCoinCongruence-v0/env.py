@@ -183,7 +183,7 @@ class SmugglerCoinCongruenceEnv:
     def _end_msg(self, msg, out, left):
         if out:
             self.done = True
-            return msg + " No attempts left.", 0.0, False, True, {}
+            return msg + " No attempts left.", 0.0, True, False, {}
         return msg + f" Attempts left: {left}.", 0.0, False, False, {}
 
     def solution(self):

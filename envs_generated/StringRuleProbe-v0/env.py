@@ -146,6 +146,18 @@ class StringRuleProbeEnv:
 
     def reset(self, seed=None):
         self.rng = random.Random(seed)
+        # Keep only tasks a careful learner can settle: the tests it would choose must leave every rule
+        # still consistent with the evidence agreeing on the whole batch before it has to classify.
+        for _ in range(40):
+            self._generate()
+            if self._resolves():
+                break
+        self.turn = 0
+        self.done = False
+        self.last = "No strings tested yet."
+        return self._render(), {}
+
+    def _generate(self):
         n = len(ATOMS)
         probe = [self._rand_string() for _ in range(60)]
         for _ in range(200):
@@ -178,14 +190,31 @@ class StringRuleProbeEnv:
         self._labels = "".join("1" if self._accepts(s) else "0" for s in self.batch)
         self.tested = []
         self.tests_left = self.test_budget
-        self.turn = 0
-        self.done = False
-        self.last = "No strings tested yet."
         self._space = None
         self._pool = []
         self._applied = 0
         self._table = None
-        return self._render(), {}
+
+    def _resolves(self):
+        """Play the learner's tests against the hidden rule; True when the evidence then fixes the batch."""
+        settled = False
+        for _ in range(self.test_budget + 1):
+            if self._labelings_left() <= 1:
+                settled = True
+                break
+            if len(self.tested) >= self.test_budget:
+                break
+            x = self._best_test()
+            self.tested.append((x, self._accepts(x)))
+        self.tested = []
+        self._space = np.ones(len(self._hk), dtype=bool)
+        self._applied = 0
+        return settled
+
+    def _labelings_left(self):
+        alive = self._version_space()  # builds the table on first use
+        live = self._table[alive]
+        return len(np.unique(live[:, :len(self.batch)], axis=0)) if len(live) else 0
 
     # ------------------------------------------------------------------ play
     def _render(self):
@@ -262,7 +291,7 @@ class StringRuleProbeEnv:
         if out:
             self.done = True
             self.last += " Out of turns."
-        return self._render(), 0.0, False, out, {}
+        return self._render(), 0.0, out, False, {}
 
     # ------------------------------------------------------------------ privileged
     def _hypotheses(self):
@@ -318,31 +347,40 @@ class StringRuleProbeEnv:
             self._applied += 1
         return self._space
 
+    def _best_test(self):
+        """The untested string whose worse answer leaves the fewest live rules outside the most common
+        batch labeling (None when the live rules already agree on the batch)."""
+        alive = self._version_space()
+        nb = len(self.batch)
+        live = self._table[alive]
+        if not len(live):
+            return None
+        labelings, group = np.unique(live[:, :nb], axis=0, return_inverse=True)
+        group = np.asarray(group).reshape(-1)
+        if len(labelings) <= 1:
+            return None
+        onehot = np.zeros((len(live), len(labelings)), dtype=np.int64)
+        onehot[np.arange(len(live)), group] = 1
+        yes = live[:, nb:].T.astype(np.int64) @ onehot     # per candidate test, per labeling
+        no = np.sum(onehot, axis=0)[None, :] - yes
+        amb_yes = np.sum(yes, axis=1) - np.max(yes, axis=1)
+        amb_no = np.sum(no, axis=1) - np.max(no, axis=1)
+        score = np.maximum(amb_yes, amb_no) * 100000 + amb_yes + amb_no
+        known = set(t for t, _ in self.examples + self.tested)
+        for pos, x in enumerate(self._pool):
+            if x in known:
+                score[pos] = np.iinfo(np.int64).max
+        return self._pool[int(np.argmin(score))]
+
     def solution(self):
         """Play like a careful learner who does not know the rule: while the rules still possible disagree
         on the batch, test the string whose worse answer leaves the fewest of them outside the most common
-        batch labeling; then classify."""
-        alive = self._version_space()
+        batch labeling; classify only once the evidence fixes every batch label (every task is generated so
+        that these tests get there within the budget)."""
         if self.tests_left > 0 and self.turn < self.max_turns - 1:
-            nb = len(self.batch)
-            live = self._table[alive]
-            if len(live):
-                labelings, group = np.unique(live[:, :nb], axis=0, return_inverse=True)
-                group = np.asarray(group).reshape(-1)
-                if len(labelings) > 1:
-                    onehot = np.zeros((len(live), len(labelings)), dtype=np.int64)
-                    onehot[np.arange(len(live)), group] = 1
-                    yes = live[:, nb:].T.astype(np.int64) @ onehot     # per candidate test, per labeling
-                    no = np.sum(onehot, axis=0)[None, :] - yes
-                    amb_yes = np.sum(yes, axis=1) - np.max(yes, axis=1)
-                    amb_no = np.sum(no, axis=1) - np.max(no, axis=1)
-                    score = np.maximum(amb_yes, amb_no) * 100000 + amb_yes + amb_no
-                    known = set(t for t, _ in self.examples + self.tested)
-                    for pos, x in enumerate(self._pool):
-                        if x in known:
-                            score[pos] = np.iinfo(np.int64).max
-                    best = int(np.argmin(score))
-                    return f"test {self._pool[best]}"
+            best = self._best_test()
+            if best is not None:
+                return f"test {best}"
         return f"classify {self._labels}"
 
     def hint(self):

@@ -194,24 +194,24 @@ class SwitchboardWiringEnv:
         if self.done:
             return "The game is over. Call reset() to play again.", 0.0, True, False, {}
         self.turn += 1
-        truncated = self.turn >= self.max_turns
+        out_of_turns = self.turn >= self.max_turns
         text = str(action)
         m = re.search(r"\\boxed\{([^{}]*)\}", text)
         if m is None:
             self.last = "No command found. Put exactly one command inside \\boxed{...}."
-            return self._render(), 0.0, False, truncated, {}
+            return self._render(), 0.0, out_of_turns, False, {}
         cmd = m.group(1).strip().lower()[:200]
         words = cmd.replace(",", " ").split()
         if not words:
             self.last = "Empty command. Use toggle, set or answer."
-            return self._render(), 0.0, False, truncated, {}
+            return self._render(), 0.0, out_of_turns, False, {}
         verb = words[0]
         if verb == "answer":
             nums = re.findall(r"\d+", cmd)
             picked = sorted({int(x) for x in nums if len(x) < 4})
             if not picked:
                 self.last = "An answer needs switch numbers, e.g. answer 1 2."
-                return self._render(), 0.0, False, truncated, {}
+                return self._render(), 0.0, out_of_turns, False, {}
             truth = set(i + 1 for i in self.gates[self.target][1])
             chosen = set(picked)
             if chosen == truth:
@@ -223,22 +223,22 @@ class SwitchboardWiringEnv:
         if verb in ("toggle", "flip", "set"):
             if self.used >= self.budget:
                 self.last = "No experiments left: you must answer now."
-                return self._render(), 0.0, False, truncated, {}
+                return self._render(), 0.0, out_of_turns, False, {}
             if verb == "set":
                 bits = "".join(words[1:])
                 if len(bits) != self.n or any(c not in "01" for c in bits):
                     self.last = f"set needs exactly {self.n} characters of 0/1 (S1..S{self.n}), e.g. set {'01' * (self.n // 2)}{'0' * (self.n % 2)}."
-                    return self._render(), 0.0, False, truncated, {}
+                    return self._render(), 0.0, out_of_turns, False, {}
                 self.switches = [int(c) for c in bits]
                 label = "set"
             else:
                 if len(words) < 2 or not words[1].lstrip("s").isdigit() or len(words[1]) > 4:
                     self.last = f"toggle needs a switch number 1..{self.n}, e.g. toggle 3."
-                    return self._render(), 0.0, False, truncated, {}
+                    return self._render(), 0.0, out_of_turns, False, {}
                 k = int(words[1].lstrip("s"))
                 if not 1 <= k <= self.n:
                     self.last = f"There is no switch S{k}; switches are S1..S{self.n}."
-                    return self._render(), 0.0, False, truncated, {}
+                    return self._render(), 0.0, out_of_turns, False, {}
                 self.switches[k - 1] ^= 1
                 label = f"tog S{k}"
             self.used += 1
@@ -249,9 +249,9 @@ class SwitchboardWiringEnv:
             change = "changed" if now[self.target] != before else "did not change"
             self.last = (f"Experiment {self.used}: bulb {self._name(self.target)} is "
                          f"{'LIT' if now[self.target] else 'dark'} ({change} since the previous setting).")
-            return self._render(), 0.0, False, truncated, {}
+            return self._render(), 0.0, out_of_turns, False, {}
         self.last = f"Unknown command '{verb[:20]}'. Use toggle K, set BITS or answer I J ..."
-        return self._render(), 0.0, False, truncated, {}
+        return self._render(), 0.0, out_of_turns, False, {}
 
     def _best_config(self):
         alive = self._alive

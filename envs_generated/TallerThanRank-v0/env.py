@@ -123,12 +123,12 @@ class TallerThanRankEnv:
 
     # ------------------------------------------------------------------ play
     def finish(self, feedback, reward, terminated):
-        truncated = (not terminated) and self.turn >= self.max_turns
-        if truncated:
+        out_of_turns = (not terminated) and self.turn >= self.max_turns
+        if out_of_turns:
             feedback += " No attempts left; the game is over."
-        if terminated or truncated:
+        if terminated or out_of_turns:
             self.done = True
-        return self.render(feedback), reward, terminated, truncated, {}
+        return self.render(feedback), reward, terminated or out_of_turns, False, {}  # out of attempts is a loss, not a cut-off
 
     def step(self, action):
         if self.done:

@@ -252,7 +252,7 @@ class TavernGameOddsEnv:
     def _wrong(self, msg, out):
         if out:
             self.done = True
-            return msg + " No attempts left.", 0.0, False, True, {}
+            return msg + " No attempts left.", 0.0, True, False, {}
         return msg + f" Attempts left: {self.max_turns - self.turn}.", 0.0, False, False, {}
 
     def solution(self):

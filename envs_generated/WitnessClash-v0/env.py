@@ -242,18 +242,18 @@ class WitnessClashEnv:
     def _wait(self, msg, out_of_turns):
         if out_of_turns:
             self.done = True
-            return msg + "\nOut of turns: the hearing is adjourned.", 0.0, False, True, {}
+            return msg + "\nOut of turns: the hearing is adjourned.", 0.0, True, False, {}
         return self._status(msg), 0.0, False, False, {}
 
     def solution(self):
         return self.answers[min(self.index, len(self.answers) - 1)]
 
     def hint(self):
-        names = {"coat": "{p}'s coat colour", "item": "what {p} carried", "place": "which shop {p} entered",
-                 "time": "{p}'s arrival time"}
-        topics = [names[attr].replace("{p}", person) for person, attr in self.clash_facts]
+        kinds = {"coat": "a coat colour", "item": "something carried", "place": "a shop entered",
+                 "time": "an arrival time"}
+        topics = sorted(set(kinds[attr] for _, attr in self.clash_facts))
         return (f"Keep a table person -> coat, item, shop, time and fill it from every statement; when a "
                 f"statement names someone by a detail ('the person in the X coat'), resolve that detail with the "
                 f"table first, and note the statement number next to each fact. This testimony holds "
-                f"{len(topics)} contradiction(s), about " + " and ".join(topics) +
+                f"{len(self.clash_facts)} contradiction(s); at least one is about " + topics[0] +
                 ". Facts repeated in new words are not contradictions.")
