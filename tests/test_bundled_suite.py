@@ -15,7 +15,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from conftest import ROOT
-from spade_gym.agents import EpisodeSpec, OracleAgent, play_episodes
+from spade_gym.agents import AgentReply, EpisodeSpec, OracleAgent, play_episodes
 from spade_gym.cli.list_cmd import collect, markdown_document
 from spade_gym.registry import Suite, bundled_suite_path
 from spade_gym.validation import validate_many
@@ -28,10 +28,10 @@ IDS = [e.id for e in ENTRIES]
 
 
 def test_suite_size_skills_and_multi_turn_share():
-    assert len(ENTRIES) >= 60
+    assert len(ENTRIES) >= 72
     skills = Counter(e.card.skill for e in ENTRIES)
     for skill in SKILLS:
-        assert skills[skill] >= 5, f"{skill}: {skills[skill]} environments"
+        assert skills[skill] >= 8, f"{skill}: {skills[skill]} environments"
     multi_turn = sum(e.card.multi_turn for e in ENTRIES)
     assert multi_turn / len(ENTRIES) >= 0.40
 
@@ -84,6 +84,18 @@ def test_check_env(env_id):
         env.close()
 
 
+class WrongAnswerAgent:
+    """Answers the same nonsense every turn, so every episode runs out of attempts."""
+
+    name = "wrong-answer"
+
+    def act(self, requests):
+        return [AgentReply("\\boxed{zzqx}") for _ in requests]
+
+    def close(self):
+        pass
+
+
 @pytest.mark.parametrize("env_id", IDS)
 def test_oracle_wins_at_every_difficulty(env_id):
     specs = [EpisodeSpec(env_id, seed, kwargs=(("difficulty", level),))
@@ -91,3 +103,10 @@ def test_oracle_wins_at_every_difficulty(env_id):
     episodes = play_episodes(OracleAgent(), specs)
     lost = [(e.spec.kwargs, e.spec.seed, e.rewards, e.error) for e in episodes if not e.won]
     assert not lost
+    # The episode-end rule: running out of attempts ends the game as a loss (terminated, reward 0);
+    # truncated is left to turn limits imposed from outside the game.
+    wrong = play_episodes(WrongAnswerAgent(), [EpisodeSpec(env_id, 5, kwargs=(("difficulty", level),))
+                                               for level in ("easy", "medium", "hard")])
+    ended = [(e.spec.kwargs, e.terminated, e.truncated, e.total_reward, e.error) for e in wrong]
+    assert all(term and not trunc and reward == 0 and error is None
+               for _, term, trunc, reward, error in ended), ended

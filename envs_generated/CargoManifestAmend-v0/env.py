@@ -1,6 +1,7 @@
 """A long ship's cargo manifest lists many look-alike crates (owner, goods, port, deck, weight), followed by late
-amendments that sell, re-route, re-stow or unload some of them; you must find the one crate that matches the
-harbour master's description after all amendments and report its weight."""
+amendments that sell, re-route, re-stow or unload some of them; the harbour master asks for the total weight of
+the crates that belong to one owner and sit on one deck after all amendments, so every amendment that moves a
+crate into or out of that group changes the answer."""
 import random
 import re
 
@@ -43,6 +44,9 @@ class CargoManifestAmendEnv:
         self.turn = 0
         self.done = False
         self.text = ""
+        self._members = []
+        self._answer = 0
+        self._printed_total = 0
 
     # ------------------------------------------------------------------ generation
     def _value(self, attr):
@@ -131,6 +135,21 @@ class CargoManifestAmendEnv:
             return True
         return False
 
+    def _group(self, crates):
+        crit = self.criteria
+        return sorted(c["id"] for c in crates if c["owner"] == crit["owner"] and c["deck"] == crit["deck"])
+
+    def _set_question(self):
+        """The asked group (owner + deck) must hold several crates at the end, and the amendments must
+        change its total: reading the printed manifest alone, or one crate, gives a wrong answer."""
+        final = self._group(self.final.values())
+        printed = self._group(self.crates)
+        weight = {c["id"]: c["weight"] for c in self.crates}
+        self._members = final
+        self._answer = sum(weight[i] for i in final)
+        self._printed_total = sum(weight[i] for i in printed)
+        return len(final) >= 2 and final != printed and self._answer != self._printed_total
+
     # ------------------------------------------------------------------ text
     def _amend_text(self, k, am, state):
         kind, cid, new = am
@@ -163,16 +182,18 @@ class CargoManifestAmendEnv:
             f"({len(self.crates)} crates).\n" + "\n".join(lines) +
             "\n\nLATE AMENDMENTS (apply them in order; each refers to the crate as it stands at that moment):\n" +
             "\n".join(amends) +
-            f"\n\nHarbour master's question: after ALL amendments, exactly one crate aboard belongs to {crit['owner']}, "
-            f"is bound for {crit['port']} and sits on deck {crit['deck']}. What is its weight in kg?\n"
-            f"Answer with the number only, as \\boxed{{<weight>}}. You have {self.max_turns} attempt(s); a wrong weight "
-            f"gets a note on which crate you picked and why it does not fit."
+            f"\n\nHarbour master's question: after ALL amendments, what is the total weight in kg of the crates still "
+            f"aboard that belong to {crit['owner']} and sit on deck {crit['deck']} (whatever their port)?\n"
+            f"Answer with the number only, as \\boxed{{<total kg>}}. You have {self.max_turns} attempt(s)."
         )
 
     # ------------------------------------------------------------------ API
     def reset(self, seed=None):
         self.rng = random.Random(seed)
-        self._generate()
+        for _ in range(50):
+            self._generate()
+            if self._set_question():
+                break
         self.turn = 0
         self.done = False
         self.text = self._compose()
@@ -191,27 +212,13 @@ class CargoManifestAmendEnv:
         if not re.fullmatch(r"\d{1,6}", raw):
             return self._reply(f"'{match.group(1)[:30]}' is not a whole number of kilograms.", out_of_turns)
         value = int(raw)
-        if value == self.target["weight"]:
+        if value == self._answer:
             self.done = True
-            return f"Correct: that is the crate the harbour master means. You win!", 1.0, True, False, {}
-        owner = [c for c in self.crates if c["weight"] == value]
-        if not owner:
-            note = f"No crate in the manifest weighs {value} kg; read the weight off the matching crate's entry."
+            return f"Correct: {value} kg is the total the harbour master needs. You win!", 1.0, True, False, {}
+        if value == self._printed_total:
+            note = f"{value} kg is the total of that group in the printed manifest, before the amendments."
         else:
-            c = owner[0]
-            cid = c["id"]
-            if cid not in self.final:
-                note = f"Crate {cid} weighs {value} kg, but an amendment took it off the ship."
-            else:
-                f = self.final[cid]
-                wrong = []
-                if f["owner"] != self.criteria["owner"]:
-                    wrong.append(f"it belongs to {f['owner']}, not {self.criteria['owner']}")
-                if f["port"] != self.criteria["port"]:
-                    wrong.append(f"it is bound for {f['port']}, not {self.criteria['port']}")
-                if f["deck"] != self.criteria["deck"]:
-                    wrong.append(f"it sits on deck {f['deck']}, not deck {self.criteria['deck']}")
-                note = f"Crate {cid} weighs {value} kg, but after the amendments " + " and ".join(wrong) + "."
+            note = f"{value} kg is not the total weight of that group after all amendments."
         return self._reply(note, out_of_turns)
 
     def _reply(self, note, out_of_turns):
@@ -222,16 +229,13 @@ class CargoManifestAmendEnv:
         return note + f" Try again ({left} attempt(s) left).", 0.0, False, False, {}
 
     def solution(self):
-        return str(self.target["weight"]) if self.target else "0"
+        return str(self._answer)
 
     def hint(self):
-        owner = self.criteria["owner"]
-        mine_printed = sum(1 for c in self.crates if c["owner"] == owner)
-        mine_final = sum(1 for c in self.final.values() if c["owner"] == owner)
-        relevant = [k for k, am in enumerate(self.amendments, 1)
-                    if am[1] == self.target["id"] or (am[1] in {c["id"] for c in self.crates
-                                                                if self._matches(c, self.criteria)})]
-        return (f"The printed manifest lists {mine_printed} crate(s) of {owner}; after the amendments {owner} owns "
-                f"{mine_final}. The amendments that decide the answer are number(s) "
-                f"{', '.join('A' + str(k) for k in relevant)}: one of them disqualifies the crate that looks right in "
-                f"the printed list. Replay them in order before filtering by port and deck.")
+        crit = self.criteria
+        moved = sorted({k for k, am in enumerate(self.amendments, 1)
+                        if am[0] in ("owner", "deck", "unload")})
+        return (f"After all amendments {len(self._members)} crate(s) of {crit['owner']} sit on deck {crit['deck']}. "
+                f"Amendments that can move a crate into or out of such a group (sales, re-stowing, unloading) are "
+                f"number(s) {', '.join('A' + str(k) for k in moved)}; re-routing never matters here. Keep a running "
+                "list of the group's crate numbers while you replay them in order, then add up the weights.")

@@ -1,6 +1,6 @@
 """Letter-feedback word relay: several secret words, one after another, each drawn from a listed word bank;
-every five-letter guess is marked letter by letter as right, elsewhere or absent, and all of them must be
-found within one shared budget of guesses."""
+every five-letter guess is marked letter by letter as right, elsewhere or absent, and each secret must be
+found within a small allowance of guesses, too few for trying every word that still fits one by one."""
 
 import random
 import re
@@ -35,7 +35,7 @@ BANK = """
     yield young youth zebra
 """.split()
 # difficulty -> (bank size, rounds, guesses per round the bank is checked to need at most)
-LEVELS = {"easy": (40, 3, 4), "medium": (80, 3, 3), "hard": (100, 4, 3)}
+LEVELS = {"easy": (60, 4, 3), "medium": (90, 4, 3), "hard": (110, 5, 3)}
 WIN = 242  # code of five 'right' marks
 BOX_RE = re.compile(r"\\boxed\{([^{}]*)\}")
 MARK = {0: "absent", 1: "elsewhere", 2: "right"}
@@ -115,6 +115,7 @@ class LetterFeedbackHuntEnv:
         _, rounds, cap = LEVELS[self.difficulty]
         # the budget is rounds x cap: every bank is checked so that the policy needs at most `cap` per secret
         self.max_turns = max_turns if isinstance(max_turns, int) and max_turns > 0 else rounds * cap
+        self.cap = cap
         self.rng = random.Random()
         self.bank = []
         self.secrets = []
@@ -129,6 +130,7 @@ class LetterFeedbackHuntEnv:
         self.rng = random.Random(seed)
         size, rounds, cap = LEVELS[self.difficulty]
         cap = min(cap, max(1, self.max_turns // rounds))
+        self.cap = cap
         for _ in range(200):
             self.bank = sorted(self.rng.sample(BANK, size))
             if worst_case(self.bank) <= cap:
@@ -151,14 +153,15 @@ class LetterFeedbackHuntEnv:
                  "word may come up again). Every guess (any five letters) is marked against the CURRENT secret, "
                  "letter by letter: 'right' = this letter sits in this place, 'elsewhere' = the secret has this "
                  "letter in another place, 'absent' = the secret has no (further) copy of this letter. Once a "
-                 f"secret is guessed exactly the next one starts. All {rounds} secrets share one budget of "
-                 f"{self.max_turns} guesses.",
+                 f"secret is guessed exactly the next one starts. You have at most {self.cap} guesses per secret "
+                 f"(the exact hit included); a secret not found within them loses the game.",
                  "Word bank: " + " ".join(self.bank)]
         if self.history:
             lines.append(f"Guesses at secret {shown}:")
             for i, (g, r) in enumerate(self.history, 1):
                 lines.append(f"  {i}. {g.upper()}  ->  " + "  ".join(f"{c.upper()}:{MARK[m]}" for c, m in zip(g, r)))
-        lines.append(f"Guesses left: {self.max_turns - self.turn}. Reply with one guess as \\boxed{{your guess}}.")
+        lines.append(f"Guesses left for this secret: {self.cap - len(self.history)}. Reply with one guess as "
+                     "\\boxed{your guess}.")
         return "\n".join(lines)
 
     def candidates(self):
@@ -192,6 +195,11 @@ class LetterFeedbackHuntEnv:
                     self.history.append((guess, r))
                     right, near = r.count(2), r.count(1)
                     self.last = f"{guess.upper()}: {right} right, {near} elsewhere, {5 - right - near} absent"
+        if not term and len(self.history) >= self.cap:
+            # each secret has its own small allowance: guessing every word that still fits, one after
+            # another, runs out of it; choosing guesses that split the remaining words does not
+            self.last += f". That was your last guess at secret {self.round + 1}: you lose"
+            term = True
         if not term and self.turn >= self.max_turns:
             self.last += ". Out of guesses: you lose"
             term = True

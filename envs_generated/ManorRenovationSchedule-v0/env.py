@@ -1,5 +1,6 @@
 """Manor renovation schedule: renovation jobs with durations and prerequisites must be shared among a few
-craftsmen; find the fewest days in which the whole renovation can be finished."""
+craftsmen; write out a schedule (the start day of every job) that finishes the whole renovation in the fewest
+days possible."""
 
 import random
 import re
@@ -12,7 +13,7 @@ JOBS = (
 
 
 class ManorRenovationScheduleEnv:
-    def __init__(self, max_turns=2, difficulty="medium", **kwargs):
+    def __init__(self, max_turns=3, difficulty="medium", **kwargs):
         self.max_turns = max_turns
         self.difficulty = difficulty if difficulty in ("easy", "medium", "hard") else "medium"
         self.cfg = {
@@ -31,9 +32,10 @@ class ManorRenovationScheduleEnv:
         self._greedy = 0
         self._bounds = (0, 0)
         self._chain = []
+        self._starts = {}
 
     # ------------------------------------------------------------------ solver
-    def _feasible(self, limit, tail):
+    def _feasible(self, limit, tail, starts=None):
         """Can every job be finished within `limit` days? Depth-first search over completion events,
         choosing which ready jobs start there (idling on purpose is allowed; a left-justified optimal
         schedule only starts jobs at such events), pruned by chain and workload bounds."""
@@ -43,6 +45,7 @@ class ManorRenovationScheduleEnv:
         k = self.workers
         dur = self.dur
         failed = {}
+        path = {}  # job -> start day (1-based) along the branch being explored
 
         def subsets(items, size):
             out = [()]
@@ -77,6 +80,8 @@ class ManorRenovationScheduleEnv:
                 now = list(running) + [(dur[t], t) for t in chosen]
                 if not now:
                     continue
+                for t in chosen:
+                    path[t] = limit - left + 1
                 step = min(r for r, _ in now)
                 new_done = done
                 rest = []
@@ -87,17 +92,24 @@ class ManorRenovationScheduleEnv:
                         rest.append((r - step, t))
                 if ok(new_done, tuple(sorted(rest)), left - step):
                     return True
+                for t in chosen:
+                    path.pop(t, None)
             failed[key] = left
             return False
 
-        return ok(0, (), limit)
+        found = ok(0, (), limit)
+        if found and starts is not None:
+            starts.update(path)
+        return found
 
     def _optimal(self, low, high, tail):
-        """Smallest feasible makespan in [low, high] (high is known to be feasible)."""
-        for limit in range(low, high):
-            if self._feasible(limit, tail):
-                return limit
-        return high
+        """Smallest feasible makespan in [low, high] (high is known to be feasible) and a schedule
+        (job -> start day) that attains it."""
+        for limit in range(low, high + 1):
+            starts = {}
+            if self._feasible(limit, tail, starts):
+                return limit, starts
+        return high, {}
 
     def _tails(self):
         n = len(self.dur)
@@ -164,8 +176,11 @@ class ManorRenovationScheduleEnv:
         greedy = self._list_schedule(tail)
         if greedy <= max(crit, load):
             return False  # trivial: a simple bound is tight and the obvious schedule attains it
-        best = self._optimal(max(crit, load), greedy, tail)
+        best, starts = self._optimal(max(crit, load), greedy, tail)
+        if len(starts) != n or best >= greedy:
+            return False  # the obvious list schedule must not already be optimal
         self._answer = best
+        self._starts = starts
         self._greedy = greedy
         self._bounds = (crit, load)
         chain = [max(range(n), key=lambda t: (tail[t], -t))]
@@ -189,8 +204,9 @@ class ManorRenovationScheduleEnv:
             "Rules: each job is done by one craftsman from start to finish without interruption; a craftsman works "
             "on one job at a time; a job may start only on a day after all of its listed prerequisites are "
             "complete. Craftsmen may stay idle. Days are whole numbers and the first day is day 1.\n"
-            "Question: what is the minimum number of days needed to complete every job?\n"
-            "Reply with a single whole number inside \\boxed{}, e.g. \\boxed{N}."
+            "Task: give a schedule that completes every job in the fewest days possible: the start day of every "
+            "job, as LETTER:DAY pairs separated by commas, e.g. \\boxed{A:1, B:1, C:4, ...}. A job of d days that "
+            "starts on day s occupies days s to s+d-1. Only a valid schedule of the minimum length wins."
         )
 
     def step(self, action):
@@ -201,20 +217,58 @@ class ManorRenovationScheduleEnv:
         found = re.findall(r"\\boxed\{([^{}]*)\}", text)
         last = self.turn >= self.max_turns
         if not found:
-            msg = "No answer found: reply with one whole number inside \\boxed{}, e.g. \\boxed{N}."
+            msg = "No answer found: reply with the start days inside \\boxed{}, e.g. \\boxed{A:1, B:1, C:4}."
             return self._feedback(msg, last), 0.0, last, False, {}
-        nums = re.findall(r"-?\d+", found[-1])
-        if len(nums) != 1 or len(nums[0]) > 6:
-            msg = "The answer must be a single whole number of days inside \\boxed{}."
-            return self._feedback(msg, last), 0.0, last, False, {}
-        guess = int(nums[0])
-        if guess == self._answer:
+        starts, err = self._parse(found[-1])
+        if err is None:
+            err = self._check(starts)
+        if err is not None:
+            if last:
+                self.done = True
+            return self._feedback(err, last), 0.0, last, False, {}
+        end = max(starts[t] + self.dur[t] - 1 for t in range(len(self.dur)))
+        if end == self._answer:
             self.done = True
-            return f"Correct: {guess} days is the shortest possible renovation. You win!", 1.0, True, False, {}
-        msg = f"{guess} days is not the minimum number of days for this renovation."
+            return (f"Correct: a valid schedule finishing on day {end}, the shortest possible renovation. You win!",
+                    1.0, True, False, {})
+        msg = f"Your schedule is valid and finishes on day {end}, but the renovation can be finished sooner."
         if last:
             self.done = True
         return self._feedback(msg, last), 0.0, last, False, {}
+
+    def _parse(self, text):
+        pairs = re.findall(r"([A-Za-z])\s*[:=]\s*(?:day\s*)?(\d{1,4})", text)
+        n = len(self.dur)
+        starts = {}
+        for letter, day in pairs:
+            t = ord(letter.upper()) - 65
+            if not 0 <= t < n:
+                return None, f"There is no job {letter.upper()}; the jobs are A to {chr(64 + n)}."
+            if t in starts:
+                return None, f"Job {letter.upper()} is given two start days."
+            starts[t] = int(day)
+        missing = [chr(65 + t) for t in range(n) if t not in starts]
+        if missing:
+            return None, ("Give a start day for every job as LETTER:DAY pairs; missing: " + ", ".join(missing) + ".")
+        return starts, None
+
+    def _check(self, starts):
+        """Why the schedule breaks a rule (None when it is valid)."""
+        n = len(self.dur)
+        for t in range(n):
+            if starts[t] < 1:
+                return f"Job {chr(65 + t)} starts before day 1."
+            for p in self.preds[t]:
+                if starts[t] < starts[p] + self.dur[p]:
+                    return (f"Job {chr(65 + t)} starts on day {starts[t]}, before its prerequisite {chr(65 + p)} is "
+                            f"finished (day {starts[p] + self.dur[p] - 1}).")
+        end = max(starts[t] + self.dur[t] - 1 for t in range(n))
+        for day in range(1, end + 1):
+            busy = [chr(65 + t) for t in range(n) if starts[t] <= day < starts[t] + self.dur[t]]
+            if len(busy) > self.workers:
+                return (f"On day {day} jobs {', '.join(busy)} run at once, but there are only {self.workers} "
+                        "craftsmen.")
+        return None
 
     def _feedback(self, msg, last):
         if last:
@@ -223,7 +277,7 @@ class ManorRenovationScheduleEnv:
         return msg + f" Attempts left: {self.max_turns - self.turn}.\n\n" + self._observation()
 
     def solution(self):
-        return str(self._answer)
+        return ", ".join(f"{chr(65 + t)}:{self._starts[t]}" for t in range(len(self.dur)))
 
     def hint(self):
         crit, load = self._bounds
@@ -240,5 +294,5 @@ class ManorRenovationScheduleEnv:
         else:
             text += ("Starting, whenever a craftsman is free, the ready job with the longest remaining chain gives "
                      "a good schedule; the real work is proving that no schedule is shorter. ")
-        text += "Write the schedule out day by day before you answer."
+        text += f"The shortest renovation takes more than {max(crit, load)} days. Write the schedule out day by day before you answer."
         return text

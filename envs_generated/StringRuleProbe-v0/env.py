@@ -25,6 +25,19 @@ def _atoms():
 
 
 ATOMS = _atoms()
+#: Truth rows of the atoms for strings seen before in this process (the short probe strings repeat in
+#: every episode): evaluating the atoms is the expensive part of planning tests.
+_ROWS = {}
+
+
+def _row(s):
+    """Truth values of every atom on s, in ATOMS order."""
+    row = _ROWS.get(s)
+    if row is None:
+        row = [_eval_atom(a, s) for a in ATOMS]
+        if len(_ROWS) < 50000:
+            _ROWS[s] = row
+    return row
 
 
 def _eval_atom(atom, s):
@@ -305,7 +318,7 @@ class StringRuleProbeEnv:
         return hyps
 
     def _vec(self, s):
-        return [_eval_atom(a, s) for a in ATOMS]
+        return _row(s)
 
     def _values(self, atom_rows):
         """Truth values of every hypothesis given atom truth rows (shape: atoms x strings)."""
@@ -336,7 +349,7 @@ class StringRuleProbeEnv:
             self._hi = np.array([h[1] for h in hyps], dtype=np.int32)
             self._hj = np.array([h[2] for h in hyps], dtype=np.int32)
             cols = self.batch + self._pool
-            atoms = np.array([[_eval_atom(a, x) for x in cols] for a in ATOMS], dtype=bool)
+            atoms = np.array([_row(x) for x in cols], dtype=bool).T
             self._table = self._values(atoms)
             self._space = np.ones(len(hyps), dtype=bool)
             self._applied = 0

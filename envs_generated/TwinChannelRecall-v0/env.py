@@ -134,8 +134,7 @@ class TwinChannelRecallEnv:
             idx = lst.index(word)
             if idx == idx_wanted:
                 return "correct"
-            nearer = "nearer the end" if idx > idx_wanted else "nearer the start"
-            return f"'{word}' is on the {chan} list but sits {nearer} than the {position_text}"
+            return f"'{word}' is on the {chan} list but not at the {position_text}"
         if word in self.scratched:
             return f"'{word}' was cancelled by a scratch"
         if word in self.lists[other]:
