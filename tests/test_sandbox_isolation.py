@@ -1,0 +1,205 @@
+"""Isolation beyond the language layer: what a worker may read, what one instance may
+change for another, and which deadlines bind (issue 11 items 1, 6, 8)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import GUESS_SOURCE
+from spade_gym.errors import ProgramTimeout
+from spade_gym.sandbox import Limits, ProgramHandle
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+FAST = Limits(call_timeout=1.0, load_timeout=2.0, kill_grace=0.5)
+
+# ----------------------------------------------------------------------------- item 1: secrets
+
+_SCRIPT = """
+import json, os, sys
+from spade_gym.sandbox import diagnose
+here = os.path.dirname(os.path.abspath(__file__))
+paths = [os.path.join(here, ".env"), os.path.join(os.getcwd(), "cwd-secret.txt"),
+         os.path.join(os.environ["EXTRA_DIR"], "extra-secret.txt")]
+print(json.dumps(diagnose(read=paths)["facts"]["reads"]))
+"""
+
+
+def test_worker_cannot_read_secrets_next_to_the_host_script(tmp_path):
+    """A world-readable ``.env`` beside the user's script, a file in the host's working
+    directory and one in another ``sys.path`` entry are all out of a worker's reach."""
+    script_dir, cwd, extra = tmp_path / "project", tmp_path / "cwd", tmp_path / "extra"
+    for directory in (script_dir, cwd, extra):
+        directory.mkdir()
+    secrets = {script_dir / ".env": "API_KEY=sk-secret", cwd / "cwd-secret.txt": "x", extra / "extra-secret.txt": "y"}
+    for path, text in secrets.items():
+        path.write_text(text)
+        path.chmod(0o644)
+    (script_dir / "train.py").write_text(_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=f"{SRC}{os.pathsep}{extra}", EXTRA_DIR=str(extra))
+    proc = subprocess.run([sys.executable, str(script_dir / "train.py")], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    reads = json.loads(proc.stdout.strip().splitlines()[-1])
+    for path in secrets:
+        assert reads[str(path)].startswith("refused"), (path, reads)
+
+
+def test_worker_read_paths_hold_only_the_runtime():
+    from spade_gym.sandbox.paths import package_dir, worker_read_paths
+
+    paths = worker_read_paths()
+    assert package_dir() in paths
+    assert os.getcwd() not in paths and str(Path(os.getcwd()).parent) not in paths
+    assert str(SRC) not in paths, "the directory above the package may hold anything"
+
+
+# ----------------------------------------------------------------------------- item 6: a fresh world
+
+WORLD = '''
+import copy
+import decimal
+import sys
+import numpy as np
+
+class WorldEnv:
+    def __init__(self, max_turns=3, **kwargs):
+        self.max_turns = max_turns
+
+    def reset(self, seed=None):
+        if seed == 0:  # the first instance changes everything it can reach
+            decimal.getcontext().prec = 5
+            decimal.DefaultContext.prec = 7
+            np.set_printoptions(precision=2)
+            np.seterr(all="raise")
+            sys.setrecursionlimit(200)
+            copy.dispatch_table[WorldEnv] = lambda obj: (WorldEnv, ())
+            np.sctypeDict["zzz"] = np.int8
+        seen = {
+            "decimal_prec": decimal.getcontext().prec,
+            "default_prec": decimal.DefaultContext.prec,
+            "third": str(decimal.Decimal(1) / decimal.Decimal(3)),
+            "np_precision": np.get_printoptions()["precision"],
+            "np_divide": np.geterr()["divide"],
+            "recursion": sys.getrecursionlimit(),
+            "dispatch": WorldEnv in copy.dispatch_table,
+            "sctype": "zzz" in np.sctypeDict,
+        }
+        return repr(sorted(seen.items())), {}
+
+    def solution(self):
+        return "x"
+
+    def step(self, action):
+        return "o", 0.0, True, False, {}
+'''
+
+
+def test_each_instance_sees_a_fresh_world():
+    with ProgramHandle(WORLD, count=2) as handle:
+        changed = handle.reset(seed=0, index=0).observation
+        fresh = handle.reset(seed=1, index=1).observation
+        again = handle.reset(seed=1, index=0).observation
+    assert "('decimal_prec', 5)" in changed and "('np_precision', 2)" in changed
+    assert "('recursion', 200)" in again, "an instance keeps its own settings"
+    expected = {"decimal_prec": 28, "default_prec": 28, "np_precision": 8, "np_divide": "'warn'",
+                "dispatch": False, "sctype": False, "third": "'0.3333333333333333333333333333'"}
+    for key, value in expected.items():
+        assert f"('{key}', {value})" in fresh, (key, fresh)
+    assert "('recursion', 200)" not in fresh
+
+
+# ----------------------------------------------------------------------------- item 8: deadlines
+
+SHELL = '''
+import time
+
+{prelude}
+
+class SlowEnv:
+{body}
+    def __init__(self, max_turns=3, **kwargs):
+        self.max_turns = max_turns
+
+    def reset(self, seed=None):
+        return "ready", {{}}
+
+    def solution(self):
+        return "1"
+
+    def step(self, action):
+{step}
+        return "ok", 0.0, False, False, {{}}
+'''
+
+
+def _program(prelude="", body="    pass", step="        pass") -> str:
+    return SHELL.format(prelude=prelude, body=body, step=step)
+
+
+def test_descriptor_read_at_load_runs_inside_the_timed_region():
+    prelude = "class Slow:\n    def __get__(self, obj, owner=None):\n        while True:\n            pass"
+    start = time.monotonic()
+    with pytest.raises(ProgramTimeout) as info:
+        ProgramHandle(_program(prelude, body="    hint = Slow()"), limits=FAST)
+    assert info.value.lineno is not None, "interrupted inside the worker, at the program's line"
+    assert time.monotonic() - start < FAST.load_timeout + FAST.kill_grace + 2
+
+
+SWALLOW_THEN_RETURN = """\
+        end = time.monotonic() + 1.3
+        while time.monotonic() < end:
+            try:
+                while time.monotonic() < end:
+                    pass
+            except BaseException:
+                pass"""
+
+
+def test_swallowed_interruptions_cannot_extend_a_call():
+    """A step that swallows every interruption and returns 0.3 s past its deadline (still
+    inside the kill grace) is a timeout, not a late success."""
+    with ProgramHandle(_program(step=SWALLOW_THEN_RETURN), limits=FAST) as handle:
+        handle.reset(seed=0)
+        with pytest.raises(ProgramTimeout):
+            handle.step("x")
+
+
+SWALLOW_FOREVER = """\
+        while True:
+            try:
+                while True:
+                    pass
+            except BaseException:
+                pass"""
+
+
+@pytest.mark.parametrize("how", ["step", "batch"])
+def test_caller_timeout_is_a_hard_bound(how):
+    limits = Limits(call_timeout=8.0, kill_grace=2.0)
+    with ProgramHandle(_program(step=SWALLOW_FOREVER), limits=limits) as handle:
+        handle.reset(seed=0)
+        start = time.monotonic()
+        with pytest.raises(ProgramTimeout):
+            if how == "step":
+                handle.step("x", timeout=0.4)
+            else:
+                handle.batch([{"i": 0, "action": "x"}], timeout=0.4)
+        assert time.monotonic() - start < 1.0
+        assert not handle.alive
+
+
+def test_timeout_bounds_a_restart_too():
+    with ProgramHandle(GUESS_SOURCE) as handle:
+        handle._worker.kill()
+        start = time.monotonic()
+        handle.reset(seed=1, timeout=30)  # restarts the worker inside the budget
+        assert handle.restarts == 1 and time.monotonic() - start < 30
+        with pytest.raises(ProgramTimeout, match="budget was spent"):
+            handle.reset(seed=1, timeout=0)
