@@ -364,6 +364,91 @@ ESCAPES: dict[str, tuple[str, str, str]] = {
         "state = random.Random().__dict__\nreturn 'ESCAPED ' + str(state), {}",
         "program",
     ),
+    # --- issue 11 item 4: each class of hole, proven under plain exec first
+    "real_type_via_class_class": (
+        "import random",
+        "T = ().__class__.__class__\nC = T('C', (), {'leak': random.shuffle})\n"
+        "g = getattr(getattr(C, 'le' + 'ak'), '__glo' + 'bals__')\n"
+        "return 'ESCAPED ' + g['_os'].environ['SPADE_CANARY_SECRET'], {}",
+        "program",
+    ),
+    "real_type_via_type_of_class": (
+        "",
+        "T = type(int)\nC = T('C', (), {})\nreturn 'ESCAPED built ' + C.__name__, {}",
+        "program",
+    ),
+    "abcmeta_builds_any_dunder": (
+        "import abc",
+        "C = abc.ABCMeta('C', (), {'__reduce_ex__': lambda self, p: (print, ('x',))})\n"
+        "return 'ESCAPED built ' + C.__name__, {}",
+        "program",
+    ),
+    "typing_get_origin_type": (
+        "import typing",
+        "T = typing.get_origin(typing.Type[int])\nC = T('C', (), {})\nreturn 'ESCAPED built ' + C.__name__, {}",
+        "program",
+    ),
+    "enum_functional_dunder_member": (
+        "import enum",
+        "E = enum.Enum('E', {'A': 1, '__reduce_ex__': 2})\nreturn 'ESCAPED built ' + E.__name__, {}",
+        "program",
+    ),
+    "update_wrapper_copies_globals": (
+        "import functools\nimport json\nclass Holder:\n    pass",
+        "h = Holder()\nfunctools.update_wrapper(h, json.dumps, assigned=('__globals__',), updated=())\n"
+        "g = h.__dict__['__glo' + 'bals__']\nreturn 'ESCAPED ' + g['__builtins__']['__import__']('os')"
+        ".environ['SPADE_CANARY_SECRET'], {}",
+        "program",
+    ),
+    "singledispatch_evaluates_annotation": (
+        "import functools\nLEAK = []",
+        "@functools.singledispatch\ndef f(x):\n    return 0\n"
+        "def g(x: \"LEAK.append([c for c in ().__class__.__base__.__subclasses__() if c.__name__ == '_wrap_close']"
+        "[0].__init__.__globals__['environ']['SPADE_CANARY_SECRET']) or int\"):\n    return 1\n"
+        "try:\n    f.register(g)\nexcept Exception:\n    pass\n"
+        "return 'ESCAPED ' + LEAK[0], {}",
+        "program",
+    ),
+    "dataclass_patches_library_class": (
+        "import dataclasses\nimport json",
+        "dataclasses.dataclass(json.JSONEncoder)\nreturn 'ESCAPED patched ' + str(json.JSONEncoder.__eq__), {}",
+        "program",
+    ),
+    "total_ordering_patches_library_class": (
+        "import functools\nimport fractions",
+        "functools.total_ordering(fractions.Fraction)\nreturn 'ESCAPED patched', {}",
+        "program",
+    ),
+    "library_private_via_subclass": (
+        "import random\nclass R(random.Random):\n    pass",
+        "return 'ESCAPED ' + str(R()._randbelow(5)), {}",
+        "program",
+    ),
+    "simplenamespace_array_interface": (
+        "import types\nimport numpy as np",
+        "raw = b'ESCAPED raw memory'\nns = types.SimpleNamespace(__array_interface__={'data': (id(raw) + 32, True), "
+        "'shape': (18,), 'typestr': '|u1', 'version': 3})\nreturn bytes(np.asarray(ns)).decode(), {}",
+        "program",
+    ),
+    "instance_dict_array_interface": (
+        "import numpy as np\nclass Holder:\n    pass",
+        "raw = b'ESCAPED raw memory'\nh = Holder()\nh.__dict__['__array_interface__'] = {'data': (id(raw) + 32, True), "
+        "'shape': (18,), 'typestr': '|u1', 'version': 3}\nreturn bytes(np.asarray(h)).decode(), {}",
+        "program",
+    ),
+    "getattr_hook_array_interface": (
+        "import numpy as np\nRAW = b'ESCAPED raw memory'\nclass Hook:\n    def __getattr__(self, name):\n"
+        "        if name.startswith('__array_i'):\n"
+        "            return {'data': (id(RAW) + 32, True), 'shape': (18,), 'typestr': '|u1', 'version': 3}\n"
+        "        raise AttributeError(name)",
+        "return bytes(np.asarray(Hook())).decode(), {}",
+        "program",
+    ),
+    "super_format_traversal": (
+        "import random\nclass S(str):\n    def leak(self, obj):\n        return super().format(obj)",
+        "leak = S('{0._randbelow}').leak(random.Random())\nreturn 'ESCAPED ' + leak, {}",
+        "program",
+    ),
     "relative_import": (
         "from . import os",
         "return 'ESCAPED ' + str(os), {}",

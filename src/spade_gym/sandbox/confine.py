@@ -10,7 +10,8 @@ worker itself right after fork, before any program code exists in the process:
   TCP bind/connect are refused and signals to processes outside the worker's own
   Landlock domain (the host, other workers) are blocked.
 * **seccomp** (x86-64 and aarch64): system calls a text environment never needs —
-  creating sockets, ``execve``, ``ptrace``, ``fork``/``clone3``, namespace and mount
+  creating sockets, ``execve``, ``ptrace``, ``fork``/``clone``/``clone3``, pidfds
+  (``pidfd_open``/``pidfd_getfd``/``pidfd_send_signal``), namespace and mount
   calls, ``io_uring``, ``bpf``, ``perf_event_open``, ``userfaultfd``, ``keyctl`` —
   fail with ``EPERM``.
 
@@ -159,7 +160,8 @@ _DENIED_SYSCALLS = {
         "keyctl": 250, "add_key": 248, "request_key": 249, "bpf": 321, "perf_event_open": 298,
         "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "kexec_load": 246, "init_module": 175, "finit_module": 313, "open_by_handle_at": 304,
-        "name_to_handle_at": 303, "personality": 135,
+        "name_to_handle_at": 303, "personality": 135, "clone": 56, "pidfd_open": 434,
+        "pidfd_getfd": 438, "pidfd_send_signal": 424, "kcmp": 312,
     },
     "aarch64": {
         "socket": 198, "socketpair": 199, "bind": 200, "listen": 201, "accept": 202, "connect": 203,
@@ -169,7 +171,8 @@ _DENIED_SYSCALLS = {
         "add_key": 217, "request_key": 218, "bpf": 280, "perf_event_open": 241,
         "userfaultfd": 282, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "kexec_load": 104, "init_module": 105, "finit_module": 273, "open_by_handle_at": 265,
-        "name_to_handle_at": 264, "personality": 92,
+        "name_to_handle_at": 264, "personality": 92, "clone": 220, "pidfd_open": 434,
+        "pidfd_getfd": 438, "pidfd_send_signal": 424, "kcmp": 272,
     },
 }
 

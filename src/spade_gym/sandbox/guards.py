@@ -31,27 +31,52 @@ import typing
 import numpy
 
 from spade_gym.sandbox.policy import DENIED_ATTRIBUTES, READABLE_DUNDER_ATTRS
-from spade_gym.sandbox.surfaces import SafeModule
+from spade_gym.sandbox.surfaces import SafeModule, SimpleNamespace
 
-#: ``__name__`` of every program module; classes a program defines carry it as
-#: ``__module__``, which is how the guards recognise "the program's own objects".
+#: ``__name__`` of every program module (library code looks the module up by it).
+#: It does *not* decide what the program owns: ``__module__`` can be spoofed, so the
+#: guards record the identity of every class the program's ``class`` statements build.
 PROGRAM_MODULE = "spade_program"
+
+#: Attributes numpy reads from *instances* and trusts (``__array_interface__`` carries a
+#: raw memory address). Every program class gets a data descriptor for each that
+#: answers "no such attribute", shadowing instance dicts and program ``__getattr__``.
+SHADOWED_PROTOCOL_ATTRS = ("__array_interface__", "__array_struct__")
+
+
+class _Absent:
+    """A data descriptor that makes an attribute absent on a program class's instances."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        raise AttributeError(self.name)
+
+    def __set__(self, obj, value):
+        raise SandboxAttributeError(f"setting '{self.name}' is blocked by the sandbox")
+
+    def __delete__(self, obj):
+        raise AttributeError(self.name)
 
 #: Values of these types are never handed to a program, whatever attribute led there.
 BLOCKED_VALUE_TYPES = frozenset(
     {types.ModuleType, types.FrameType, types.CodeType, types.TracebackType, memoryview}
 )
 #: Builtin functions that must stay out of reach even if some object exposes them.
+# (metaclasses are swapped for stand-ins by ``guard_class`` wherever they surface)
 _BLOCKED_BUILTINS = frozenset(
     id(f) for f in (
         builtins.open, builtins.eval, builtins.exec, builtins.compile, builtins.__import__,
         builtins.breakpoint, builtins.input, builtins.globals, builtins.vars, builtins.locals,
     )
 )
-_SPECIAL_VALUE_TYPES = BLOCKED_VALUE_TYPES | {types.BuiltinFunctionType}
+_SPECIAL_VALUE_TYPES = BLOCKED_VALUE_TYPES | {types.BuiltinFunctionType, type}
 
 #: Library types whose instances programs legitimately configure by attribute.
-WRITABLE_LIBRARY_TYPES = frozenset({types.SimpleNamespace, decimal.Context})
+WRITABLE_LIBRARY_TYPES = frozenset({types.SimpleNamespace, SimpleNamespace, decimal.Context})
 
 _FORMAT_NAMES = frozenset({"format", "format_map"})
 _NUMPY_PICKLE_NAMES = frozenset({"dump", "dumps"})
@@ -67,6 +92,58 @@ _SAFE_BASES = frozenset(
 
 class SandboxAttributeError(AttributeError):
     """An attribute access refused by the sandbox (a policy decision, not a missing name)."""
+
+
+class GuardedMeta:
+    """Stands in for a metaclass (``type``, ``ABCMeta``, ``EnumType``...) in program hands:
+    ``isinstance``/``issubclass``/one-argument ``type(x)`` work, building a class does not
+    (a class built outside a ``class`` statement could carry any dunder)."""
+
+    __slots__ = ("_meta",)
+
+    def __init__(self, meta):
+        object.__setattr__(self, "_meta", meta)
+
+    def __call__(self, *args, **kwargs):
+        meta = object.__getattribute__(self, "_meta")
+        if meta is type and len(args) == 1 and not kwargs:
+            return guard_class(type(args[0]))
+        raise SandboxAttributeError(f"calling the metaclass {meta.__name__} (dynamic class creation) "
+                                    "is blocked by the sandbox; use a class statement")
+
+    def __instancecheck__(self, obj):
+        return isinstance(obj, object.__getattribute__(self, "_meta"))
+
+    def __subclasscheck__(self, cls):
+        return issubclass(cls, object.__getattribute__(self, "_meta"))
+
+    def __repr__(self):
+        return repr(object.__getattribute__(self, "_meta"))
+
+    def __eq__(self, other):
+        meta = object.__getattribute__(self, "_meta")
+        return other is meta or isinstance(other, GuardedMeta) and object.__getattribute__(other, "_meta") is meta
+
+    def __hash__(self):
+        return hash(object.__getattribute__(self, "_meta"))
+
+    def __setattr__(self, name, value):
+        raise SandboxAttributeError("metaclass stand-ins are read-only")
+
+
+_GUARDED_METAS: dict = {}
+
+
+def guard_class(value):
+    """``value`` unless it is a metaclass, which programs only ever see as a stand-in."""
+    if type(value) is type and value is not type and not issubclass(value, type):
+        return value
+    if isinstance(value, type) and issubclass(value, type):
+        stand_in = _GUARDED_METAS.get(value)
+        if stand_in is None:
+            stand_in = _GUARDED_METAS[value] = GuardedMeta(value)
+        return stand_in
+    return value
 
 
 def _describe(obj) -> str:
@@ -106,7 +183,9 @@ class Guards:
     """The guard functions and builtins for one worker (all instances of one program)."""
 
     def __init__(self, print_sink):
-        self._program_types: dict[type, bool] = {}
+        #: Every class a ``class`` statement of the program built (or a vetted helper
+        #: built for it: namedtuple, dataclass(slots=True)); decided by identity.
+        self._program_types: set[type] = set()
         #: Classes whose whole MRO is program-defined (or a safe base), plus the module
         #: surfaces (whose members are vetted): attribute access on their instances skips
         #: the guard call (see ``policy.visit_Attribute``).
@@ -120,15 +199,35 @@ class Guards:
     # ----------------------------------------------------------- program ownership
 
     def is_program_type(self, tp) -> bool:
-        cache = self._program_types
-        known = cache.get(tp)
-        if known is None:
-            try:
-                known = type.__getattribute__(tp, "__module__") == PROGRAM_MODULE
-            except (AttributeError, TypeError):
-                known = False
-            cache[tp] = known
-        return known
+        return tp in self._program_types
+
+    def adopt(self, cls: type) -> type:
+        """Record ``cls`` as the program's own class and shadow numpy's raw-memory hooks."""
+        for name in SHADOWED_PROTOCOL_ATTRS:
+            type.__setattr__(cls, name, _Absent(name))
+        getattr_hook = cls.__dict__.get("__getattr__")
+        if getattr_hook is not None:
+            type.__setattr__(cls, "__getattr__", _public_getattr(getattr_hook))
+        self._program_types.add(cls)
+        if all(c in self.program_only or c in _SAFE_BASES for c in cls.__mro__[1:]):
+            self.program_only.add(cls)
+        return cls
+
+    def own_class(self, cls, what: str):
+        """``cls`` if the program defined it; library classes must not be patched through
+        helpers that set attributes natively (dataclass, total_ordering...)."""
+        if isinstance(cls, type) and cls in self._program_types:
+            return cls
+        raise SandboxAttributeError(f"{what}() works on classes the program defines, not on {_describe(cls)}")
+
+    def private_is_own(self, obj, name: str) -> bool:
+        """A private name on a program object is readable unless a *library* class in its
+        hierarchy defines it (subclassing a library class must not expose its privates)."""
+        cls = type(obj) if not isinstance(obj, type) else obj
+        for klass in cls.__mro__:
+            if name in klass.__dict__:
+                return klass in self._program_types
+        return True  # instance attribute (or absent: AttributeError follows)
 
     def is_program_object(self, obj) -> bool:
         if self.is_program_type(type(obj)):
@@ -142,9 +241,8 @@ class Guards:
     def build_class(self, func, name, *bases, **kwargs):
         """``__build_class__`` for programs: records classes eligible for the inline path."""
         cls = builtins.__build_class__(func, name, *bases, **kwargs)
-        if isinstance(cls, type) and self.is_program_type(cls):
-            if all(c in self.program_only or c in _SAFE_BASES for c in cls.__mro__[1:]):
-                self.program_only.add(cls)
+        if isinstance(cls, type):
+            self.adopt(cls)
         return cls
 
     # ----------------------------------------------------------- getattr
@@ -158,6 +256,8 @@ class Guards:
         def _getattr_(obj, name):
             value = native_getattr(obj, name)
             if type(value) in special:
+                if type(value) is type:  # a class: only a metaclass is swapped for its stand-in
+                    return guard_class(value) if issubclass(value, type) else value
                 if type(value) in blocked_types or id(value) in blocked_builtins:
                     raise SandboxAttributeError(
                         f"'{name}' of {_describe(obj)} leads to a {type(value).__name__} object, "
@@ -191,26 +291,30 @@ class Guards:
                         raise SandboxAttributeError(
                             f"'__dict__' of {_describe(obj)} is blocked by the sandbox (only the program's own objects)"
                         )
-                elif not guards.is_program_object(obj):
+                elif not guards.is_program_object(obj) or not guards.private_is_own(obj, name):
                     raise SandboxAttributeError(
                         f"private attribute '{name}' of {_describe(obj)} is blocked by the sandbox "
                         "(single-underscore names are only accessible on classes the program defines)"
                     )
+                if name == "__class__":
+                    return guard_class(type(obj) if type(obj) is not super else fast(obj, name))
             elif name in DENIED_ATTRIBUTES:
                 raise SandboxAttributeError(f"attribute '{name}' is blocked by the sandbox")
             elif name in _FORMAT_NAMES:
-                if isinstance(obj, str):
-                    method = getattr(obj, name)
-                    return guarded_format(obj, method)
-                if isinstance(obj, type) and issubclass(obj, str):
-                    unbound = getattr(obj, name)
-
+                # Judged by what the name resolves to, not by the object it was read
+                # from: ``super().format`` and ``str.format`` reach the same method.
+                value = fast(obj, name)
+                if value is str.format or value is str.format_map:
                     def format_unbound(template, *args, **kwargs):
                         if isinstance(template, str):
                             _check_format_string(template, format_cache)
-                        return unbound(template, *args, **kwargs)
+                        return value(template, *args, **kwargs)
 
                     return format_unbound
+                owner = getattr(value, "__self__", None)
+                if type(value) is types.BuiltinMethodType and isinstance(owner, str):
+                    return guarded_format(owner, value)
+                return value
             elif name in _NUMPY_PICKLE_NAMES and (
                 isinstance(obj, (numpy.ndarray, numpy.generic))
                 or (isinstance(obj, type) and issubclass(obj, (numpy.ndarray, numpy.generic)))
@@ -277,7 +381,7 @@ class Guards:
             setattr=self.setattr,
             delattr=self.delattr,
             hasattr=self.hasattr,
-            type=GuardedType(),
+            type=guard_class(type),
             print=self.print_sink,
             __import__=importer,
             __build_class__=self.build_class,
@@ -287,38 +391,26 @@ class Guards:
         return safe
 
 
+def _public_getattr(hook):
+    """A program's ``__getattr__``, answering only names a program could write itself:
+    dunder lookups come from the interpreter or libraries (numpy's raw-memory
+    ``__array_interface__``...), never from program code."""
+
+    def __getattr__(self, name):
+        if name[:2] == "__" and name[-2:] == "__":
+            raise AttributeError(name)
+        return hook(self, name)
+
+    __getattr__.__wrapped_hook__ = hook
+    return __getattr__
+
+
 def _forbidden(name: str):
     def refuse(*args, **kwargs):
         raise SandboxAttributeError(f"{name}() is not available in the sandbox")
 
     refuse.__name__ = name
     return refuse
-
-
-class GuardedType:
-    """``type`` for programs: one-argument form and ``isinstance(x, type)`` only."""
-
-    __slots__ = ()
-
-    def __call__(self, *args, **kwargs):
-        if len(args) != 1 or kwargs:
-            raise SandboxAttributeError("type() with 3 arguments (dynamic class creation) is blocked by the sandbox")
-        return type(args[0])
-
-    def __instancecheck__(self, obj):
-        return isinstance(obj, type)
-
-    def __subclasscheck__(self, cls):
-        return issubclass(cls, type)
-
-    def __repr__(self):
-        return "<class 'type'>"
-
-    def __eq__(self, other):
-        return other is type or isinstance(other, GuardedType)
-
-    def __hash__(self):
-        return hash(type)
 
 
 _SAFE_BUILTIN_NAMES = tuple(

@@ -111,6 +111,138 @@ def _public_members(module, *, deny=(), only=None) -> dict:
 
 
 # ----------------------------------------------------------------------------- guarded helpers
+#
+# Library functions that read, write or evaluate attributes *natively* on behalf of a
+# program would carry it past the guards. Each is either rebuilt on the guards or
+# limited to what it does for ordinary programs: the program's own classes, the
+# default attribute lists, no string annotations evaluated.
+
+
+def _is_dunder_name(name) -> bool:
+    return isinstance(name, str) and name[:2] == "__" and name[-2:] == "__"
+
+
+class SimpleNamespace(types.SimpleNamespace):
+    """``types.SimpleNamespace`` minus dunder attributes (numpy trusts an instance's
+    ``__array_interface__``, a raw memory address)."""
+
+    __slots__ = ()
+
+    def __init__(self, mapping_or_iterable=(), /, **kwargs):
+        data = dict(mapping_or_iterable, **kwargs)
+        bad = [k for k in data if _is_dunder_name(k)]
+        if bad:
+            raise SandboxRefusal(f"SimpleNamespace attribute {bad[0]!r} is blocked by the sandbox")
+        super().__init__(**data)
+
+
+class SandboxRefusal(AttributeError):
+    """A call refused by a vetted surface (raised as AttributeError, like the guards)."""
+
+
+def _guarded_functools(guards) -> dict:
+    members = _public_members(functools)
+    defaults_assigned, defaults_updated = functools.WRAPPER_ASSIGNMENTS, functools.WRAPPER_UPDATES
+
+    def _check_lists(assigned, updated):
+        if not set(assigned) <= set(defaults_assigned) or not set(updated) <= set(defaults_updated):
+            raise SandboxRefusal("functools.update_wrapper/wraps accept only the default attribute lists in the sandbox")
+
+    def update_wrapper(wrapper, wrapped, assigned=defaults_assigned, updated=defaults_updated):
+        _check_lists(assigned, updated)
+        return functools.update_wrapper(wrapper, wrapped, assigned, updated)
+
+    def wraps(wrapped, assigned=defaults_assigned, updated=defaults_updated):
+        _check_lists(assigned, updated)
+        return functools.wraps(wrapped, assigned, updated)
+
+    def _no_string_annotations(func):
+        annotations = getattr(func, "__annotations__", None) or {}
+        if any(isinstance(v, str) for v in annotations.values()):
+            raise SandboxRefusal("register() with string annotations would evaluate them outside the sandbox; "
+                                 "pass the class: @f.register(SomeClass)")
+
+    def singledispatch(func):
+        dispatcher = functools.singledispatch(func)
+        register = dispatcher.register
+
+        def guarded_register(cls, func=None):
+            if func is None and not isinstance(cls, type) and callable(cls):
+                _no_string_annotations(cls)
+            return register(cls, func)
+
+        dispatcher.register = guarded_register
+        return dispatcher
+
+    def total_ordering(cls):
+        return functools.total_ordering(guards.own_class(cls, "functools.total_ordering"))
+
+    members.update(update_wrapper=update_wrapper, wraps=wraps, singledispatch=singledispatch,
+                   total_ordering=total_ordering)
+    members.pop("singledispatchmethod", None)
+    return members
+
+
+def _guarded_dataclasses(guards) -> dict:
+    members = _public_members(dataclasses, deny={"make_dataclass"})
+
+    def dataclass(cls=None, /, **kwargs):
+        def wrap(target):
+            result = dataclasses.dataclass(guards.own_class(target, "dataclasses.dataclass"), **kwargs)
+            return result if result is target else guards.adopt(result)  # slots=True builds a new class
+
+        return wrap if cls is None else wrap(cls)
+
+    def own_instance(fn, name):
+        def guarded(obj, *args, **kwargs):
+            if not guards.is_program_object(obj):
+                raise SandboxRefusal(f"dataclasses.{name}() works on the program's own dataclasses only")
+            return fn(obj, *args, **kwargs)
+
+        return guarded
+
+    members["dataclass"] = dataclass
+    for name in ("asdict", "astuple", "replace", "fields"):
+        members[name] = own_instance(getattr(dataclasses, name), name)
+    return members
+
+
+def _guarded_namedtuple(guards):
+    def namedtuple(typename, field_names, *, rename=False, defaults=None, module=None):
+        cls = collections.namedtuple(typename, field_names, rename=rename, defaults=defaults,
+                                     module=module or "spade_program")
+        return guards.adopt(cls)
+
+    return namedtuple
+
+
+def _guarded_typing(guards) -> dict:
+    from spade_gym.sandbox.guards import guard_class
+
+    members = _public_members(typing, deny={"get_type_hints", "get_overloads", "clear_overloads", "no_type_check",
+                                             "no_type_check_decorator"})
+    members["get_origin"] = lambda tp: guard_class(typing.get_origin(tp))
+    members["get_args"] = lambda tp: tuple(guard_class(a) for a in typing.get_args(tp))
+    return members
+
+
+def _refuse_private_enum_names():
+    """The enum functional API (``Enum("E", {...})``) builds a class from a dict: refuse
+    dunder and private member names, which would become class attributes of any kind."""
+    create = enum.EnumType.__dict__["_create_"]  # a method of the metaclass: ``cls`` is the enum
+    if getattr(create, "_spade_guarded", False):
+        return
+
+    def _create_(cls, class_name, names, **kwargs):
+        items = names.replace(",", " ").split() if isinstance(names, str) else names
+        keys = items.keys() if isinstance(items, dict) else [i[0] if isinstance(i, (tuple, list)) else i for i in items]
+        for key in keys:
+            if not isinstance(key, str) or key.startswith("_"):
+                raise SandboxRefusal(f"enum member name {key!r} is not allowed in the sandbox")
+        return create(cls, class_name, names, **kwargs)
+
+    _create_._spade_guarded = True
+    enum.EnumType._create_ = _create_
 
 
 def _guarded_operator(guarded_getattr):
@@ -184,8 +316,9 @@ _NUMPY_DENY = frozenset(
 )
 
 
-def _static_surfaces(guarded_getattr) -> dict[str, SafeModule]:
+def _static_surfaces(guards) -> dict[str, SafeModule]:
     """Surfaces that hold no per-instance state. Built once per worker."""
+    guarded_getattr = guards.getattr_slow
     s: dict[str, SafeModule] = {}
 
     def add(name, module, **kw):
@@ -195,7 +328,7 @@ def _static_surfaces(guarded_getattr) -> dict[str, SafeModule]:
     add("math", math)
     add("cmath", cmath)
     add("itertools", itertools)
-    add("functools", functools)
+    s["functools"] = SafeModule("functools", _guarded_functools(guards))
     add("heapq", heapq)
     add("bisect", bisect)
     add("copy", copy)
@@ -211,19 +344,20 @@ def _static_surfaces(guarded_getattr) -> dict[str, SafeModule]:
     add("string", string, deny={"Formatter"})
     add("json", json)
     add("re", re)
-    add("typing", typing, deny={"get_type_hints", "get_overloads", "clear_overloads"})
-    add("dataclasses", dataclasses, deny={"make_dataclass"})
+    s["typing"] = SafeModule("typing", _guarded_typing(guards))
+    s["dataclasses"] = SafeModule("dataclasses", _guarded_dataclasses(guards))
     add("hashlib", hashlib, deny={"file_digest"})
     add("time", time, only=[
         "time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns",
         "process_time", "sleep", "strftime", "gmtime", "localtime", "mktime", "asctime",
         "ctime", "struct_time",
     ])
-    add("types", types, only=["SimpleNamespace", "MappingProxyType"])
+    s["types"] = SafeModule("types", {"SimpleNamespace": SimpleNamespace, "MappingProxyType": types.MappingProxyType})
     s["operator"] = SafeModule("operator", _guarded_operator(guarded_getattr))
     abc_surface = add("collections.abc", collections.abc)
     collections_members = _public_members(collections)
     collections_members["abc"] = abc_surface
+    collections_members["namedtuple"] = _guarded_namedtuple(guards)
     s["collections"] = SafeModule("collections", collections_members)
     s["math_verify"] = SafeModule("math_verify", {"parse": mathverify.parse, "verify": mathverify.verify})
     s["__future__"] = SafeModule("__future__", {
@@ -272,7 +406,14 @@ class Surfaces:
     """
 
     def __init__(self, guards):
-        self.static = _static_surfaces(guards.getattr_slow)
+        from spade_gym.sandbox.guards import guard_class
+
+        _refuse_private_enum_names()
+        self.static = _static_surfaces(guards)
+        for surface in self.static.values():  # metaclasses only as stand-ins (abc.ABCMeta, enum.EnumType...)
+            for key, value in list(vars(surface).items()):
+                if isinstance(value, type) and issubclass(value, type):
+                    surface.__dict__[key] = guard_class(value)
         self.numpy_base, self.numpy_random_classes = _numpy_base()
         self.random_members = _public_members(random)
         self.mutable = {
