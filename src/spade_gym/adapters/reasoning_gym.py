@@ -24,7 +24,7 @@ import gymnasium as gym
 
 from spade_gym.agents.base import extract_boxed
 from spade_gym.env.spaces import UnicodeText
-from spade_gym.env.wrappers import HintWrapper
+from spade_gym.env.wrappers import with_hint
 from spade_gym.errors import ConfigError, RegistryError
 
 #: Every adapter id starts with this; the rest is the task name and ``-v0``.
@@ -198,7 +198,4 @@ class ReasoningGymEnv(gym.Env[str, str]):
 def make_rg_env(*, task: str, hint: Any = False, config: dict[str, Any] | None = None) -> gym.Env:
     """Entry point of every adapter id. ``hint=True`` is accepted so that eval's hint arm
     works uniformly; Reasoning Gym has no hints, so it changes nothing but ``info["hint"]``."""
-    env: gym.Env = ReasoningGymEnv(task, config)
-    if hint:
-        env = HintWrapper(env, where="info" if hint == "info" else "observation")
-    return env
+    return with_hint(ReasoningGymEnv(task, config), hint)

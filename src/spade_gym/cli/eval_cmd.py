@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -114,10 +115,26 @@ def command(kind, patterns, episodes, hint_arm, no_hint_arm, both_arms, seed, co
 
 def _run_with_progress(evaluation, console):
     """Play with a progress bar on stderr: episodes done of total, and wins so far."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     done = evaluation.completed()
     wins = sum(r["success"] for r in done)
+    agent = None
+    if evaluation.pending():
+        # Loading a checkpoint or checking an endpoint can take a while; say so, and fail
+        # (dead server, bad checkpoint) before the progress bar starts.
+        status = console.status(f"Starting the {evaluation.config.kind} agent...") if console.is_terminal \
+            else contextlib.nullcontext()
+        with status:
+            agent = evaluation.config.build()
+    try:
+        return _play(evaluation, console, done, wins, agent)
+    finally:
+        if agent is not None:
+            agent.close()
+
+
+def _play(evaluation, console, done, wins, agent):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("wins {task.fields[wins]}"), TimeElapsedColumn(),
                   console=console, transient=True, disable=not console.is_terminal) as progress:
@@ -129,4 +146,4 @@ def _run_with_progress(evaluation, console):
             wins += bool(record["success"])
             progress.update(task, advance=1, wins=wins)
 
-        return evaluation.run(on_record=advance)
+        return evaluation.run(on_record=advance, agent=agent)

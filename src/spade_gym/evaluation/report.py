@@ -119,8 +119,13 @@ def _title(report: dict) -> str:
 def print_report(report: dict, console=None) -> None:
     """Per-env and per-skill rich tables (with an overall row) on ``console`` (default stdout)."""
     from rich.console import Console
-    from rich.markup import escape
+    from rich.markup import escape as escape_markup
     from rich.table import Table
+
+    from spade_gym.display import printable
+
+    def escape(text: str) -> str:  # ids and skills come from cards: neither markup nor control codes
+        return escape_markup(printable(text, newlines=False))
 
     console = console or Console()
     columns = _columns(report, screen=True)
