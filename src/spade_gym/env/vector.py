@@ -73,6 +73,7 @@ class SpadeVectorEnv(VectorEnv):
     def _program_seeds(self, seed) -> list[int]:
         """Seeds exactly as ``SyncVectorEnv`` of :class:`SpadeEnv` s would use them: sub-env
         ``i`` gets ``seed + i`` and its own generator, which later (auto)resets draw from."""
+        seeds: list[int | None]
         if seed is None:
             seeds = [None] * self.num_envs
         elif isinstance(seed, int):
@@ -91,9 +92,10 @@ class SpadeVectorEnv(VectorEnv):
         return out
 
     def _next_seed(self, i: int) -> int:
-        if self._rngs[i] is None:
-            self._rngs[i] = seeding.np_random(int(self.np_random.integers(0, 2**31 - 1)))[0]
-        return int(self._rngs[i].integers(0, 2**31 - 1))
+        rng = self._rngs[i]
+        if rng is None:
+            rng = self._rngs[i] = seeding.np_random(int(self.np_random.integers(0, 2**31 - 1)))[0]
+        return int(rng.integers(0, 2**31 - 1))
 
     def _run(self, requests: dict[int, dict]) -> dict[int, dict]:
         """Send each worker its share of ``{env index: request}`` at once, then collect."""

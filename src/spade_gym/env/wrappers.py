@@ -50,7 +50,7 @@ def tools(env: gym.Env) -> list[dict]:
     """The tools of ``env``'s current episode as OpenAI function schemas (what ``reset`` also
     puts in ``info["tools"]``), ready for ``apply_chat_template(..., tools=...)`` or ``tools=``
     of a chat-completions request. Raises :class:`SpadeError` for a game, or before ``reset``."""
-    base = env.unwrapped
+    base: Any = env.unwrapped
     if not hasattr(type(base), "tools") or not hasattr(base, "kind"):
         raise SpadeError(f"{env!r} is not a spade-gym environment (its unwrapped env is {type(base).__name__})")
     return base.tools

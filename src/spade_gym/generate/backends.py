@@ -694,7 +694,7 @@ def _recorded_origin(header: dict | None, records: list[dict]) -> tuple[str | No
 # --------------------------------------------------------------------------- factory
 
 
-_BACKENDS: dict[str, type] = {
+_BACKENDS: dict[str, Any] = {  # name -> backend class
     OpenAIBackend.name: OpenAIBackend,
     TransformersBackend.name: TransformersBackend,
     ReplayBackend.name: ReplayBackend,
