@@ -158,10 +158,12 @@ def _play_chunk(agent, specs, max_turns, on_episode, offset: int = 0) -> list[Ep
                     planned = [toolchat.PlannedCall(parse_action(reply.text))]
                     assistant = {"role": "assistant", "content": reply.text}
                 episode.messages.append(assistant)
+                env = envs[i]
+                assert env is not None  # live episodes have an env
                 ended = False
                 for step in planned:
                     stepped = time.monotonic()
-                    obs, reward, terminated, truncated, info = envs[i].step(step.action)
+                    obs, reward, terminated, truncated, info = env.step(step.action)
                     episode.env_seconds += time.monotonic() - stepped
                     episode.turns.append(Turn(reply, step.action, obs, float(reward), bool(terminated),
                                               bool(truncated)))
