@@ -9,7 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from spade_gym.contract import INJECTED_NAMES
-from spade_gym.sandbox import mathverify, probes
+from spade_gym.sandbox import mathverify
+from spade_gym.validation.policies import make_policy
 
 ROOT = Path(__file__).resolve().parent.parent
 BENIGN = ROOT / "tests" / "programs" / "benign"
@@ -38,8 +39,8 @@ def load_plain(source: str):
 
 
 def plain_episode(env, seed: int, policy_spec: dict, max_steps: int) -> int:
-    """The worker's probe loop, in-process; returns the number of calls made."""
-    policy = probes.make_policy(policy_spec, seed)
+    """The validator's probe loop, in-process; returns the number of calls made."""
+    policy = make_policy(policy_spec, seed)
     obs, _ = env.reset(seed=seed)
     policy.begin(obs)
     calls = 1

@@ -104,14 +104,23 @@ def plain_step_cost(source: str, n: int) -> float:
 
 
 def batched_throughput(source: str, seeds: list[int], max_steps: int) -> tuple[float, float]:
-    """(sandboxed steps/s, plain in-process steps/s) for the random-numbers probe policy."""
-    handle = ProgramHandle(source)
+    """(sandboxed steps/s, plain in-process steps/s) for the random-numbers probe policy, the
+    sandboxed side played from the host in lock-step (as the validator plays)."""
+    from spade_gym.validation.episodes import Job, play
+    from spade_gym.validation.policies import make_policy
+
+    slots = 16
+    handle = ProgramHandle(source, count=slots)
     policy = {"kind": "random_numbers", "low": 0, "high": 300}
-    handle.episodes(seeds[:4], policy, max_steps=max_steps)
+
+    def jobs(which):
+        return [Job(seed, "random_numbers", make_policy(policy, seed)) for seed in which]
+
+    play(handle, jobs(seeds[:4]), max_steps=max_steps, slots=slots, timeout_for=lambda n: 10.0 + n)
     start = time.perf_counter()
-    results = handle.episodes(seeds, policy, max_steps=max_steps)
+    results = play(handle, jobs(seeds), max_steps=max_steps, slots=slots, timeout_for=lambda n: 10.0 + n)
     sandbox_time = time.perf_counter() - start
-    sandbox_steps = sum(r["turns"] + 1 for r in results)
+    sandbox_steps = sum(r.turns + 1 for r in results)
     handle.close()
     cls = load_plain(source)
     env = cls()

@@ -1,14 +1,15 @@
 """Validation throughput: programs validated per second with the default config.
 
-    python benchmarks/bench_validation.py [--repeat N] [--workers N ...]
+    python benchmarks/bench_validation.py [--repeat N] [--workers N ...] [--seed N]
 
 Validates the benign corpus (``tests/programs/benign``, sound programs in the SPADE
 reference style) ``--repeat`` times with ``validate_many`` and the default
 :class:`ValidationConfig` (16 seeds, every check), after one warm-up validation that
 starts the sandbox's fork server. Prints programs/s per worker count and the time split
 by check (sum of ``Check.seconds``: wall time inside each check, summed over programs).
-Probe episodes are run by the first check that needs them (contract runs the oracle and
-baseline episodes that termination, solvability and non-triviality then only read).
+Probe episodes are driven from the host in lock-step and run by the first check that needs
+them (later checks only read them). The run seed is fixed (``--seed``) so that every pass
+validates the same probe seeds: verdicts of borderline programs would otherwise vary.
 Target on a 2-core machine: >= 5 programs/s.
 
 Shared machines make wall-clock throughput depend on what else runs, so the table also
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import BENIGN, print_table  # noqa: E402
 
-from spade_gym.validation import CHECK_NAMES, validate_many, validate_source  # noqa: E402
+from spade_gym.validation import CHECK_NAMES, ValidationConfig, validate_many, validate_source  # noqa: E402
 
 
 def cpu_seconds() -> float:
@@ -51,22 +52,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="passes over the benign corpus per measurement")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4], help="worker counts to measure")
+    parser.add_argument("--seed", type=int, default=0, help="validation run seed (probe seeds are drawn from it)")
     args = parser.parse_args()
+    config = ValidationConfig(seed=args.seed)
 
     corpus = {p.stem: p.read_text() for p in sorted(BENIGN.glob("*.py"))}
     sources = {f"{name}#{i}": source for i in range(args.repeat) for name, source in corpus.items()}
-    warm = validate_source(next(iter(corpus.values())))
+    warm = validate_source(next(iter(corpus.values())), config=config)
     assert warm.valid, warm.summary()
 
     rows = []
     split: dict[str, float] = defaultdict(float)
     for workers in args.workers:
         cpu_start, start = cpu_seconds(), time.perf_counter()
-        reports = validate_many(sources, workers=workers)
+        reports = validate_many(sources, workers=workers, config=config)
         elapsed = time.perf_counter() - start
         time.sleep(1.5)  # the fork server reaps finished workers at least once a second
         cpu = (cpu_seconds() - cpu_start) / len(reports)
-        invalid = [r.name for r in reports if not r.valid]
+        invalid = [f"{r.name}: {r.first_failure.name}" for r in reports if not r.valid and r.first_failure]
         assert not invalid, f"sound programs reported invalid: {invalid}"
         rows.append((workers, len(reports), f"{elapsed:.2f}", f"{len(reports) / elapsed:.1f}",
                      f"{1000 * elapsed / len(reports):.0f}", f"{1000 * cpu:.0f}", f"{(os.cpu_count() or 1) / cpu:.1f}"))

@@ -19,11 +19,17 @@ from spade_gym.errors import ConfigError
 from spade_gym.sandbox import Limits, ProgramHandle
 from spade_gym.validation import CHECK_NAMES, ValidationConfig, ValidationReport, validate_many, validate_source
 from spade_gym.validation import checks as checks_module
+from spade_gym.validation import context as context_module
+from spade_gym.validation import fuzz as fuzz_module
+from spade_gym.validation.context import draw_seeds
 from spade_gym.validation.fingerprint import fingerprint, similarity
 
 BROKEN_DIR = PROGRAMS / "broken"
 #: Small but meaningful: 8 seeds keep the 15% baseline threshold at "at most one lucky win".
-SMALL = ValidationConfig(seeds=8, fuzz_examples=12, cost_samples=3, difficulty_seeds=2)
+#: A fixed run seed: the probe seeds, and so every message, are the same in every test run.
+SMALL = ValidationConfig(seeds=8, fuzz_examples=12, cost_samples=3, difficulty_seeds=2, seed=3, long_run_resets=40)
+#: The probe seeds SMALL draws.
+SEEDS = draw_seeds(SMALL.seed, SMALL.seeds)
 FAST_LIMITS = Limits(call_timeout=1.0, load_timeout=2.0, kill_grace=0.5)
 
 
@@ -76,24 +82,40 @@ def test_single_turn_program_without_knob():
 # ----------------------------------------------------------------------------- one broken program per check
 
 #: check -> fragments its failure message must contain (the seed, line and value at fault).
+ODD = [s for s in SEEDS if s % 2]
 EXPECTED = {
     "static": ["SecretCodeEnv (line 7) does not define solution()"],
-    "load": ["reset failed on 2 of 8 seeds", "seed 3: reset() raised IndexError", "(line 17)",
+    "load": [f"reset failed on {sum(s % 4 == 3 for s in SEEDS)} of 8 seeds",
+             f"seed {next(s for s in SEEDS if s % 4 == 3)}: reset() raised IndexError", "(line 17)",
              "theme = THEMES[(seed or 0) % 4]"],
     "contract": ["action ''", "AttributeError: 'NoneType' object has no attribute 'group' (line 28)",
                  "guess = re.search("],
     "termination": ["never ended", "after 8 turns (max_turns 6 + slack 2)", "truncated=True",
                     "got observation 'Wrong, try again.'"],
-    "determinism": ["seed 0, a fresh worker", "reset(seed=0) gave different observations: 'Compute"],
+    "episode_end": ["truncated=True at turn 3, before the turn limit (max_turns 10)", "terminated=True with reward 0"],
+    "determinism": ["a fresh worker", f"reset(seed={SEEDS[0]}) gave different observations: 'Compute"],
     "diversity": ["only 1 distinct task(s) over 8 seeds", "'110329'"],
-    "solvability": ["won only 4 of 8 seeds", "seed 1: the episode was truncated after 4 turn(s)",
+    "distinct_solutions": ["the same answer ('\\\\boxed{amber}') wins 100% of the seeds", "memorise"],
+    "solvability": [f"won only {8 - len(ODD)} of 8 seeds", f"seed {ODD[0]}: the episode was truncated after 4 turn(s)",
                     "does not accept what solution() returns"],
     "non_triviality": ["baseline copy", "% > 15%", "\\\\boxed{"],
-    "hint": ["hint() for seed 0", "contains the solution of seed 0", "verbatim"],
-    "gymnasium": ["check_env failed: Environment truncates after 1 step", "terminated=True"],
-    "novelty": ["a copy of spade/NumberHunt-v0", "the same code up to names, strings and docstrings"],
-    "cost": ["reset() takes", "the budget is 50 ms"],
     "difficulty": ["difficulty='hard': loading failed", "KeyError: 'hard' (line 12)"],
+    "shortcut": ["bisection", "level default", "% > 50%", "fix: the numeric answer is found by halving"],
+    "informative": ["the agent can only guess", "got the same feedback to every fixed probe"],
+    "levels": ["level hard is easier than easy"],
+    "hint": [f"hint() for seed {SEEDS[0]}", f"contains the solution of seed {SEEDS[0]}", "verbatim"],
+    "info_leak": ["info carries the answer", "reset() info holds", "debug_target"],
+    "gymnasium": ["check_env failed: Environment truncates after 1 step", "terminated=True"],
+    "novelty": ["a copy of spade/NumberHunt-v0", "the same code up to names, strings, comments and docstrings"],
+    "cost": ["reset() takes", "the budget is 50 ms"],
+}
+#: Checks a broken program may fail besides its own, because its fault implies theirs
+#: (a constant task has a constant answer, which the shortcut zoo's prior then wins).
+ALSO_FAILS = {
+    "diversity": {"distinct_solutions", "shortcut"},
+    "distinct_solutions": {"shortcut"},
+    "non_triviality": {"distinct_solutions", "shortcut"},
+    "levels": {"shortcut"},  # backwards levels: the easy-looking hard level is a shortcut too
 }
 
 
@@ -105,7 +127,8 @@ def test_broken_program_fails_exactly_its_check(check, guess_suite):
         config = SMALL.replace(checks=("static", "load", "cost"), seeds=2)
     report = validate_source(broken(check), suite=guess_suite if check == "novelty" else None, config=config)
     assert not report.valid
-    assert [c.name for c in report.failures] == [check], report.summary()
+    failed = [c.name for c in report.failures]
+    assert check in failed and set(failed) <= {check} | ALSO_FAILS.get(check, set()), report.summary()
     message = report.check(check).message
     for fragment in EXPECTED[check]:
         assert fragment in message, f"{fragment!r} not in:\n{message}"
@@ -125,7 +148,7 @@ def test_broken_programs_say_what_they_break():
 def test_summary_is_concise_and_ordered():
     report = validate_source(broken("solvability"), config=SMALL)
     summary = report.summary()
-    assert summary.splitlines()[0] == "INVALID: ModSumEnv failed 1 of 13 checks."
+    assert summary.splitlines()[0] == f"INVALID: ModSumEnv failed 1 of {len(CHECK_NAMES)} checks."
     assert "[solvability]" in summary
     assert "[contract]" not in summary and "gymnasium" not in summary  # passed checks are not noise
     assert "and 3 more seed(s) like it" in summary  # one line per distinct problem
@@ -171,13 +194,13 @@ def test_difficulty_keyword_without_effect_fails():
 
 def test_given_hint_is_checked_against_every_seed():
     with ProgramHandle(GUESS_SOURCE) as handle:
-        handle.reset(seed=2)
+        handle.reset(seed=SEEDS[2])
         answer = handle.solution()
     config = SMALL.replace(checks=("static", "load", "hint"))
     good = validate_source(GUESS_SOURCE, hint="Halve the remaining range with every guess.", config=config)
     assert good.valid, good.summary()
     leak = validate_source(GUESS_SOURCE, hint=f"It is {answer}.", config=config)
-    assert "contains the solution of seed 2" in leak.check("hint").message
+    assert f"contains the solution of seed {SEEDS[2]}" in leak.check("hint").message
     assert "the hint is empty" in validate_source(GUESS_SOURCE, hint="  ", config=config).check("hint").message
     long = validate_source(GUESS_SOURCE, hint="think " * 400, config=config).check("hint").message
     assert "characters long; the limit is 1000" in long
@@ -198,8 +221,11 @@ def test_internal_error_becomes_a_failed_check(monkeypatch):
     def broken_check(ctx):
         raise RuntimeError("validator bug")
 
-    monkeypatch.setitem(checks_module.CHECKS, "diversity", broken_check)
-    report = validate_source(GUESS_SOURCE, config=SMALL)
+    previous = checks_module.replace_check("diversity", broken_check)
+    try:
+        report = validate_source(GUESS_SOURCE, config=SMALL)
+    finally:
+        checks_module.restore_check(previous)
     check = report.check("diversity")
     assert not report.valid and not check.passed and check.details["internal"]
     assert "internal error in the validator" in check.message and "validator bug" in check.message
@@ -313,10 +339,10 @@ def test_fingerprint_sees_through_renaming_and_small_edits(benign_sources):
 
 
 def test_fuzz_corpus_is_deterministic():
-    first = checks_module.fuzz_corpus(30, 7)
-    checks_module._fuzz_cache.clear()
-    assert checks_module.fuzz_corpus(30, 7) == first
-    assert checks_module.fuzz_corpus(30, 8) != first
+    first = fuzz_module.fuzz_corpus(30, 7)
+    fuzz_module._fuzz_cache.clear()
+    assert fuzz_module.fuzz_corpus(30, 7) == first
+    assert fuzz_module.fuzz_corpus(30, 8) != first
     assert "" in first and any(len(t) >= 100_000 for t in first) and any("\\boxed{\\boxed{" in t for t in first)
 
 
@@ -328,7 +354,7 @@ def test_every_worker_is_closed(monkeypatch):
             super().__init__(*args, **kwargs)
             opened.append(self)
 
-    monkeypatch.setattr(checks_module, "ProgramHandle", Recording)
+    monkeypatch.setattr(context_module, "ProgramHandle", Recording)
     validate_source(broken("contract"), config=SMALL)
     validate_source(broken("difficulty"), config=SMALL)
     assert len(opened) >= 5 and not any(handle.alive for handle in opened)

@@ -12,27 +12,22 @@ from typing import Any
 
 from spade_gym.errors import ConfigError
 from spade_gym.sandbox.limits import Limits
+from spade_gym.validation.policies import SHORTCUT_BASELINES
 
-#: The checks, in the order they run. ``static`` and ``load`` are fatal: when either
-#: fails, nothing else can run and the later checks are reported as skipped.
-CHECK_NAMES = (
-    "static",
-    "load",
-    "contract",
-    "termination",
-    "determinism",
-    "diversity",
-    "solvability",
-    "non_triviality",
-    "hint",
-    "gymnasium",
-    "novelty",
-    "cost",
-    "difficulty",
-)
-FATAL_CHECKS = ("static", "load")
+def check_names() -> tuple[str, ...]:
+    """Every registered check, in run order (the registry in ``validation.checks`` is the one list)."""
+    from spade_gym.validation.checks import registered
 
-#: Cheap agents a sound environment must beat (see ``spade_gym.sandbox.probes``).
+    return tuple(spec.name for spec in registered())
+
+
+def fatal_check_names() -> tuple[str, ...]:
+    from spade_gym.validation.checks import registered
+
+    return tuple(spec.name for spec in registered() if spec.fatal)
+
+
+#: Cheap agents a sound environment must beat (see ``spade_gym.validation.policies``).
 DEFAULT_BASELINES: tuple[dict[str, Any], ...] = (
     {"kind": "random_numbers", "low": 0, "high": 100},
     {"kind": "random_words"},
@@ -51,19 +46,40 @@ VALIDATION_LIMITS = Limits(load_timeout=5.0, call_timeout=2.0, kill_grace=0.5)
 class ValidationConfig:
     """What the validator checks and how hard it looks. Build variants with :meth:`replace`."""
 
-    #: Checks to run (a subset of :data:`CHECK_NAMES`; ``static`` and ``load`` are required).
-    checks: tuple[str, ...] = CHECK_NAMES
-    #: K: number of task seeds every probe plays (seeds ``first_seed .. first_seed+K-1``).
+    #: Checks to run (None: every registered check; the fatal ones cannot be left out).
+    checks: tuple[str, ...] | None = None
+    #: K: number of task seeds every probe plays, drawn afresh from ``seed`` in every run.
     seeds: int = 16
-    first_seed: int = 0
+    #: Run seed the probe seeds are drawn from; None (the default) draws a fresh one from the
+    #: OS, so a program cannot know its probe seeds in advance. Reports record the seed used.
+    seed: int | None = None
     #: Action texts drawn from the hypothesis fuzzing strategies (on top of the fixed edge cases).
     fuzz_examples: int = 48
     #: Seed of the fuzz corpus: the same texts in every run, so verdicts are reproducible.
     fuzz_seed: int = 0
-    #: Baseline policies for the non-triviality check (probe specs, see ``sandbox.probes``).
+    #: Baseline policies for the non-triviality check (probe specs, see ``validation.policies``).
     baseline_policies: tuple[dict[str, Any], ...] = DEFAULT_BASELINES
     #: Highest win rate a baseline may reach (the SPADE reference's random-guess threshold).
     max_baseline_win_rate: float = 0.15
+    #: The shortcut zoo run by the ``shortcut`` and ``levels`` checks, at every level.
+    shortcut_baselines: tuple[str, ...] = SHORTCUT_BASELINES
+    #: Seeds each shortcut baseline plays per level (the first of the run's seeds).
+    shortcut_seeds: int = 8
+    #: Highest win rate any shortcut baseline may reach at any level. Half: a script that never
+    #: reads the task's meaning but wins more often than it loses makes the environment teach
+    #: the script (and leaves the hint-regret reward less than half its range); well below it,
+    #: sound games whose feedback legitimately narrows the answer (higher/lower, marks) pass.
+    max_shortcut_win_rate: float = 0.5
+    #: Largest share of seeds that may have the same answer (the privileged policy's whole
+    #: action sequence): a constant answer is memorised, not found.
+    max_same_solution_share: float = 0.5
+    #: How much easier (baseline best rate) the hardest level may be than the easiest.
+    level_order_slack: float = 0.125
+    #: Instances of the program per probe worker: episodes advanced per round trip.
+    probe_slots: int = 16
+    #: Resets an instance gets before a long-run replay (drawn from the run seed, at most this
+    #: many), so a program cannot keep its good behaviour to the first N resets.
+    long_run_resets: int = 400
     #: Turns past ``max_turns`` an episode may run before the termination check fails it
     #: (the same slack ``SpadeEnv`` truncates at).
     turn_slack: int = 2
@@ -79,6 +95,11 @@ class ValidationConfig:
     cost_samples: int = 8
     #: Structural similarity at or above which a program counts as a copy of a suite entry.
     novelty_threshold: float = 0.95
+    #: Mean of code and behaviour similarity at or above which a program counts as the same game
+    #: in another skin (behaviour alone is too coarse: many games answer one number in one turn).
+    novelty_combined_threshold: float = 0.85
+    #: Compare behaviour too (plays a short fixed probe on the nearest suite entries).
+    novelty_behaviour: bool = True
     #: Difficulty levels checked when the program has a ``difficulty`` knob, and seeds per level.
     difficulty_levels: tuple[str, ...] = ("easy", "medium", "hard")
     difficulty_seeds: int = 4
@@ -93,22 +114,35 @@ class ValidationConfig:
     max_seconds: float = 120.0
 
     def __post_init__(self) -> None:
-        unknown = [c for c in self.checks if c not in CHECK_NAMES]
+        names = check_names()
+        if self.checks is None:
+            object.__setattr__(self, "checks", names)
+        object.__setattr__(self, "checks", tuple(self.checks))
+        unknown = [c for c in self.checks if c not in names]
         if unknown:
-            raise ConfigError(f"unknown validation check(s): {', '.join(unknown)}; known: {', '.join(CHECK_NAMES)}")
-        missing = [c for c in FATAL_CHECKS if c not in self.checks]
+            raise ConfigError(f"unknown validation check(s): {', '.join(unknown)}; known: {', '.join(names)}")
+        missing = [c for c in fatal_check_names() if c not in self.checks]
         if missing:
             raise ConfigError(f"the {' and '.join(missing)} check(s) cannot be disabled: every other check needs them")
         positive = {"seeds": self.seeds, "cost_samples": self.cost_samples, "hint_max_chars": self.hint_max_chars,
-                    "max_turns_limit": self.max_turns_limit, "difficulty_seeds": self.difficulty_seeds}
+                    "max_turns_limit": self.max_turns_limit, "difficulty_seeds": self.difficulty_seeds,
+                    "shortcut_seeds": self.shortcut_seeds, "probe_slots": self.probe_slots}
         for name, value in positive.items():
             if not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{name} must be a positive integer, got {value!r}")
-        for name in ("fuzz_examples", "turn_slack"):
+        if self.seed is not None and (not isinstance(self.seed, int) or isinstance(self.seed, bool)):
+            raise ConfigError(f"seed must be an integer or None, got {self.seed!r}")
+        unknown_zoo = [b for b in self.shortcut_baselines if b not in SHORTCUT_BASELINES]
+        if unknown_zoo:
+            raise ConfigError(f"unknown shortcut baseline(s): {', '.join(unknown_zoo)}; known: "
+                              f"{', '.join(SHORTCUT_BASELINES)}")
+        for name in ("fuzz_examples", "turn_slack", "long_run_resets"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
                 raise ConfigError(f"{name} must be a non-negative integer, got {value!r}")
-        for name in ("max_baseline_win_rate", "min_distinct_tasks", "novelty_threshold"):
+        for name in ("max_baseline_win_rate", "min_distinct_tasks", "novelty_threshold", "max_shortcut_win_rate",
+                     "max_same_solution_share", "level_order_slack",
+                     "novelty_combined_threshold"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ConfigError(f"{name} must be within [0, 1], got {value!r}")
@@ -120,19 +154,16 @@ class ValidationConfig:
         if not isinstance(self.program_kwargs, dict) or not all(isinstance(k, str) for k in self.program_kwargs):
             raise ConfigError("program_kwargs must be a dict with str keys")
 
-    @property
-    def seed_list(self) -> list[int]:
-        return list(range(self.first_seed, self.first_seed + self.seeds))
-
     def enabled(self, check: str) -> bool:
-        return check in self.checks
+        return check in (self.checks or ())
 
     def replace(self, **changes: Any) -> "ValidationConfig":
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        data["checks"] = list(self.checks)
+        data["checks"] = list(self.checks or ())
+        data["shortcut_baselines"] = list(self.shortcut_baselines)
         data["baseline_policies"] = [dict(p) for p in self.baseline_policies]
         data["difficulty_levels"] = list(self.difficulty_levels)
         return data

@@ -162,35 +162,41 @@ _suite_cache: dict[str, Fingerprint] = {}
 _suite_lock = threading.Lock()
 
 
-def _entry_fingerprint(entry) -> Fingerprint | None:
-    """Fingerprint of a suite entry, cached by the checksum on its card (files are only read once)."""
+def entry_fingerprint(entry) -> Fingerprint:
+    """Fingerprint of a suite entry, cached by the checksum on its card (files are only read once).
+
+    Raises when the entry cannot be read or parsed: the caller reports it (an entry nobody
+    can compare with is a hole in the novelty check, not something to drop silently).
+    """
     key = entry.card.sha256
     with _suite_lock:
         cached = _suite_cache.get(key)
     if cached is not None:
         return cached
-    try:
-        result = fingerprint(entry.read_source())
-    except Exception:  # an unreadable, modified or unparsable entry is no reason to reject a new program
-        return None
+    result = fingerprint(entry.read_source())
     with _suite_lock:
         _suite_cache[key] = result
     return result
 
 
-def nearest(source: str, entries, *, exclude_sha256: str | None = None) -> Match | None:
+def nearest(source: str, entries, *, exclude_sha256: str | None = None,
+            skipped: list[tuple[str, str]] | None = None) -> Match | None:
     """The most similar program among suite ``entries`` (``SuiteEntry`` objects), or None.
 
     ``exclude_sha256`` skips the entry holding exactly this program (re-importing a
-    program already in the suite is idempotent, not a duplicate).
+    program already in the suite is idempotent, not a duplicate). Entries that cannot be
+    fingerprinted are appended to ``skipped`` as (id, reason).
     """
     mine = fingerprint(source)
     best: Match | None = None
     for entry in entries:
         if exclude_sha256 is not None and entry.card.sha256 == exclude_sha256:
             continue
-        other = _entry_fingerprint(entry)
-        if other is None:
+        try:
+            other = entry_fingerprint(entry)
+        except Exception as exc:  # noqa: BLE001 - reported to the caller, never dropped silently
+            if skipped is not None:
+                skipped.append((entry.id, f"{type(exc).__name__}: {exc}"[:200]))
             continue
         if other.exact == mine.exact:
             return Match(entry.id, 1.0, True)

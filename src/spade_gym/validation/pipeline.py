@@ -16,8 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from spade_gym.registry.suite import Suite
 from spade_gym.sandbox.policy import source_sha256
-from spade_gym.validation.checks import CHECKS, Abort, Context
-from spade_gym.validation.config import CHECK_NAMES, DEFAULT_CONFIG, FATAL_CHECKS, ValidationConfig
+from spade_gym.validation.checks import CheckSpec, registered
+from spade_gym.validation.config import DEFAULT_CONFIG, ValidationConfig
+from spade_gym.validation.context import Abort, Context
 from spade_gym.validation.report import Check, ValidationReport
 
 
@@ -35,16 +36,16 @@ def validate_source(source: str, *, hint: str | None = None, suite: Suite | str 
     checks: list[Check] = []
     stopped_by: str | None = None
     try:
-        for check_name in CHECK_NAMES:
-            if not config.enabled(check_name):
+        for spec in registered():
+            if not config.enabled(spec.name):
                 continue
             if stopped_by is not None:
-                checks.append(Check(check_name, False, f"not run: the {stopped_by} check failed", 0.0,
+                checks.append(Check(spec.name, False, f"not run: the {stopped_by} check failed", 0.0,
                                     {"skipped": True}))
                 continue
-            checks.append(_run_check(check_name, ctx))
-            if not checks[-1].passed and (check_name in FATAL_CHECKS or (checks[-1].details or {}).get("aborted")):
-                stopped_by = check_name
+            checks.append(_run_check(spec, ctx))
+            if not checks[-1].passed and (spec.fatal or (checks[-1].details or {}).get("aborted")):
+                stopped_by = spec.name
     finally:
         ctx.close()
     return ValidationReport(
@@ -53,13 +54,15 @@ def validate_source(source: str, *, hint: str | None = None, suite: Suite | str 
         details=ctx.details,
         sha256=source_sha256(source) if isinstance(source, str) else "",
         seconds=time.perf_counter() - started,
+        warnings=list(ctx.warnings),
     )
 
 
-def _run_check(check_name: str, ctx: Context) -> Check:
+def _run_check(spec: CheckSpec, ctx: Context) -> Check:
+    check_name = spec.name
     start = time.perf_counter()
     try:
-        passed, message, details = CHECKS[check_name](ctx)
+        passed, message, details = spec.run(ctx)
         details = dict(details or {})
     except Abort as abort:
         # The program hung, crashed or ran out of a resource: this check fails and validation stops.

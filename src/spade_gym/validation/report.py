@@ -47,6 +47,9 @@ class ValidationReport:
     details: dict[str, Any] = field(default_factory=dict)
     sha256: str = ""
     seconds: float = 0.0
+    #: Findings that do not reject the program (failures on degenerate fuzz inputs, suite
+    #: entries the novelty check could not read).
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def valid(self) -> bool:
@@ -56,6 +59,17 @@ class ValidationReport:
     def failures(self) -> list[Check]:
         """Checks that ran and failed (skipped ones excluded)."""
         return [c for c in self.checks if not c.passed and not c.skipped]
+
+    @property
+    def first_failure(self) -> Check | None:
+        """The first check that ran and failed, in run order (None when valid)."""
+        failures = self.failures
+        return failures[0] if failures else None
+
+    @property
+    def run_seed(self) -> int | None:
+        """The seed the probe seeds were drawn from (pass it as ``ValidationConfig(seed=...)`` to replay)."""
+        return self.details.get("run_seed")
 
     @property
     def skipped(self) -> list[Check]:
@@ -75,7 +89,10 @@ class ValidationReport:
         one line so nobody mistakes them for passes.
         """
         if self.valid:
-            return f"VALID: {self.name} passed all {len(self.checks)} checks."
+            text = f"VALID: {self.name} passed all {len(self.checks)} checks."
+            if self.warnings:
+                text += "\nWarnings:\n" + "\n".join(f"- {w}" for w in self.warnings)
+            return text
         failures = self.failures
         lines = [f"INVALID: {self.name} failed {len(failures)} of {len(self.checks)} checks."]
         for number, check in enumerate(failures, 1):
@@ -96,13 +113,14 @@ class ValidationReport:
             "seconds": round(self.seconds, 6),
             "checks": [c.to_dict() for c in self.checks],
             "details": self.details,
+            "warnings": self.warnings,
             "summary": self.summary(),
         }
 
     def card_summary(self) -> dict[str, Any]:
         """The compact form a card stores: verdict, one line per check, the key measurements."""
         keep = ("oracle_turns", "baseline_win_rates", "multi_turn", "difficulty_levels", "fingerprint",
-                "seeds")
+                "seeds", "run_seed", "shortcut_win_rates", "level_profile")
         return {
             "valid": self.valid,
             "checks": [

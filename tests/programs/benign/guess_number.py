@@ -29,7 +29,7 @@ class NumberHuntEnv(BaseGame):
         super().__init__(max_turns=max_turns, **kwargs)
         self._solution = None
         self._low = 1
-        self._high = 200
+        self._high = 1000
         self.history = []
         self.reset()
 

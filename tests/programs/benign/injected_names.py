@@ -19,7 +19,7 @@ class WalkerEnv:
         random.seed(seed)
         self.turn_count = 0
         self.pos = Point(0, 0)
-        self.__secret = Point(random.randint(-3, 3), random.randint(-3, 3))
+        self.__secret = Point(random.randint(1, 3) * random.choice((-1, 1)), random.randint(-3, 3))
         self.trail = deque(maxlen=3)
         self.visits = Counter()
         self.edges = defaultdict(list)

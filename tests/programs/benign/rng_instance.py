@@ -23,9 +23,10 @@ def clue_stream(words, rng):
 
 
 class WordSetEnv(Game):
-    WORDS = ["amber", "basil", "cedar", "delta", "ember", "fable", "grove", "haven", "ivory", "jolly"]
+    WORDS = ["amber", "basil", "cedar", "delta", "ember", "fable", "grove", "haven", "ivory", "jolly",
+             "karma", "lemon", "maple", "noble", "ocean", "pearl", "quilt", "raven", "sable", "tulip"]
 
-    def __init__(self, max_turns=4, **kwargs):
+    def __init__(self, max_turns=1, **kwargs):
         self.max_turns = max_turns
         self.turn_count = 0
         self.reset()
@@ -34,7 +35,7 @@ class WordSetEnv(Game):
         self.rng = random.Random(seed)
         self.nrng = np.random.default_rng(seed)
         self.turn_count = 0
-        chosen = set(self.rng.sample(self.WORDS, 5))
+        chosen = set(self.rng.sample(self.WORDS, 8))
         order = list(chosen)  # set-of-str iteration order: depends on the hash seed
         clues = list(clue_stream(order, self.rng))
         noise = self.nrng.integers(0, 100, size=3).tolist()
@@ -50,4 +51,5 @@ class WordSetEnv(Game):
         self.turn_count += 1
         if f"\\boxed{{{self._answer}}}" in action:
             return "Yes!", 1.0, True, False, {}
-        return "No.", 0.0, False, self.turn_count >= self.max_turns, {}
+        # Out of attempts: the game is over and lost (terminated, reward 0).
+        return "No.", 0.0, self.turn_count >= self.max_turns, False, {}

@@ -1,9 +1,11 @@
-# Breaks the COST check: reset() burns ~120 ms of wall time every episode (a busy wait,
-# so the cost does not depend on how fast the machine is): over the 50 ms budget per
-# call, under the 250 ms at which validation gives up on a program altogether.
+# Breaks the COST check: reset() burns ~120 ms every episode in a brute-force loop: over
+# the 50 ms budget per call, under the 250 ms at which validation gives up on a program
+# altogether (the loop count leaves room for machines 2x faster or slower).
 import random
 import re
-import time
+
+
+LOOPS = 550_000
 
 
 class SlowChecksumEnv:
@@ -18,11 +20,8 @@ class SlowChecksumEnv:
         self.turn_count = 0
         start = rng.randint(1, 10 ** 6)
         total = 0
-        began = time.perf_counter()
-        i = start
-        while time.perf_counter() - began < 0.12:
+        for i in range(start, start + LOOPS):
             total = (total + i * i) % 10007
-            i += 1
         total = sum(j * j for j in range(start, start + 1000)) % 10007
         self._answer = str(total)
         return (f"Compute the sum of i*i mod 10007 for i from {start} to {start + 799_999}. "

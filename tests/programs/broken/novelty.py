@@ -30,7 +30,7 @@ class SecretValueEnv(Game):
         super().__init__(max_turns=max_turns, **kwargs)
         self._secret = None
         self._lo = 1
-        self._hi = 200
+        self._hi = 1000
         self.guesses = []
         self.reset()
 

@@ -1,0 +1,151 @@
+"""``determinism``, ``diversity`` and ``distinct_solutions``: a seed is a task, tasks differ."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from spade_gym.validation.checks import check
+from spade_gym.validation.context import ORACLE, Abort, Context, Outcome, most_common_share
+from spade_gym.validation.episodes import Episode
+from spade_gym.validation.messages import Problem, describe_error, excerpt, format_problems
+
+#: Seeds replayed after the long run of resets.
+LONG_RUN_SEEDS = 4
+
+
+def first_difference(a: Episode, b: Episode, *, steps: bool = True) -> tuple[str, str] | None:
+    """(kind, description) of how two episodes of the same seed and policy differ, or None."""
+    seed = a.seed
+    if a.obs0 != b.obs0:
+        return "task", (f"reset(seed={seed}) gave different observations: {excerpt(a.obs0, 120)} vs "
+                        f"{excerpt(b.obs0, 120)}")
+    if a.solution0 != b.solution0:
+        return "task", (f"solution() right after reset(seed={seed}) gave {excerpt(a.solution0)} vs "
+                        f"{excerpt(b.solution0)}")
+    if not steps or a.digest == b.digest:
+        return None
+    for turn, (sa, sb) in enumerate(zip(a.steps, b.steps), 1):
+        if sa == sb:
+            continue
+        if sa.action != sb.action:
+            return "step", (f"turn {turn}: the same policy chose different actions ({excerpt(sa.action)} vs "
+                            f"{excerpt(sb.action)}), so solution() or the observation differed")
+        return "step", (f"turn {turn}, action {excerpt(sa.action)}: step() returned {excerpt(sa.obs, 100)} (reward "
+                        f"{sa.reward:g}) vs {excerpt(sb.obs, 100)} (reward {sb.reward:g})")
+    if a.turns != b.turns:
+        return "length", f"the episode lasted {a.turns} vs {b.turns} turns"
+    return "step", "the step results (observations, rewards or info) differed"
+
+
+def _long_run(ctx: Context) -> tuple[int, list[Episode]]:
+    """Reset instance 0 of the main worker a number of times drawn from the run seed, then
+    replay the privileged policy there: behaviour kept good for the first N resets only shows."""
+    high = ctx.config.long_run_resets
+    if high <= 0:
+        return 0, []
+    resets = random.Random(f"long-run:{ctx.run_seed}").randint(max(1, high // 4), high)
+    seeds = ctx.seeds[:LONG_RUN_SEEDS]
+    done = 0
+    while done < resets:
+        chunk = min(200, resets - done)
+        items = [{"op": "reset", "i": 0, "seed": ctx.seeds[(done + k) % len(ctx.seeds)]} for k in range(chunk)]
+        try:
+            results = ctx.handle.batch(items, timeout=ctx.timeout_for(chunk, "resetting repeatedly"))
+        except Exception as exc:  # noqa: BLE001 - a hang or crash here is the program's
+            raise Abort(f"resetting {resets} times in one instance: {describe_error(exc) if hasattr(exc, 'kind') else exc}",
+                        {"kind": getattr(exc, "kind", "internal")}) from None
+        failed = next((r for r in results if not r.get("ok")), None)
+        if failed is not None:
+            raise Abort(f"reset() failed after {done} resets in one instance: {describe_error(failed['error'])}",
+                        {"kind": getattr(failed["error"], "kind", "program")})
+        done += chunk
+    jobs = ctx.jobs(ORACLE, seeds)
+    return resets, ctx.play(ctx.handle, jobs, max_steps=ctx.turn_limit, what="replaying after many resets", slots=1)
+
+
+@check("determinism", order=50)
+def check_determinism(ctx: Context) -> Outcome:
+    """The same seed gives the same task and the same step results: again in the same worker,
+    in a fresh worker, and after many resets of one instance."""
+    problems: list[Problem] = []
+    seen: set[tuple] = set()
+
+    def note(seed: int, label: str, policy: str, difference: tuple[str, str]) -> None:
+        kind, text = difference
+        if (seed, label, kind) not in seen:  # one report per seed and cause, whatever the policy
+            seen.add((seed, label, kind))
+            problems.append(Problem(f"{label}:{kind}", f"seed {seed}, {label}, policy {policy}", text))
+
+    oracle = ctx.oracle()
+    for reset_episode, oracle_episode in zip(ctx.reset_episodes, oracle):
+        difference = first_difference(reset_episode, oracle_episode, steps=False)
+        if difference:
+            note(reset_episode.seed, "reset again in the same worker", "oracle", difference)
+    fresh = ctx.fresh()
+    again = ctx.play(ctx.handle, ctx.jobs(ORACLE, ctx.seeds), max_steps=ctx.turn_limit, what="replaying")
+    resets, long_run = _long_run(ctx)
+    comparisons = [
+        ("a second run in the same worker", "oracle", oracle, again),
+        ("a fresh worker", "oracle", oracle, fresh["oracle"]),
+        ("a fresh worker", "random_words", ctx.baselines().get("random_words", []), fresh["random_words"]),
+        (f"the same instance after {resets} resets", "oracle", oracle[:len(long_run)], long_run),
+    ]
+    for label, policy, first, second in comparisons:
+        for a, b in zip(first, second):
+            if a.error is not None or b.error is not None:
+                continue  # the contract check reports failing episodes
+            difference = first_difference(a, b)
+            if difference:
+                note(a.seed, label, policy, difference)
+    if problems:
+        return Outcome(False, format_problems(
+            "the same seed did not give the same episode (draw every random choice from a generator seeded in "
+            "reset(seed), never at import or in __init__, and reset all state in reset()):", problems, "seed(s)"),
+            {"mismatches": len(problems)})
+    return Outcome(True, f"{len(ctx.seeds)} seeds replayed identically in the same worker, in a fresh one and after "
+                         f"{resets} resets", {"long_run_resets": resets})
+
+
+@check("diversity", order=60)
+def check_diversity(ctx: Context) -> Outcome:
+    """Different seeds pose different tasks.
+
+    A task is the first observation, the first solution *and* the privileged policy's
+    whole episode: games with hidden state legitimately open every seed with the same
+    screen, but the winning play differs with the secret.
+    """
+    episodes = ctx.reset_episodes
+    oracle_digest = {e.seed: e.digest for e in ctx.oracle()}
+    tasks: dict[tuple, list[int]] = {}
+    for e in episodes:
+        tasks.setdefault((e.obs0, e.solution0, oracle_digest.get(e.seed)), []).append(e.seed)
+    distinct = len(tasks)
+    needed = max(2, math.ceil(ctx.config.min_distinct_tasks * len(episodes))) if len(episodes) > 1 else 1
+    details = {"distinct_tasks": distinct, "seeds": len(episodes),
+               "distinct_observations": len({e.obs0 for e in episodes}),
+               "distinct_solutions": len({e.solution0 for e in episodes})}
+    if distinct >= needed:
+        return Outcome(True, f"{distinct} distinct tasks over {len(episodes)} seeds", details)
+    biggest = max(tasks.values(), key=len)
+    example = next(e for e in episodes if e.seed == biggest[0])
+    return Outcome(False, (
+        f"only {distinct} distinct task(s) over {len(episodes)} seeds (at least {needed} needed): seeds "
+        f"{', '.join(map(str, biggest[:8]))}{'...' if len(biggest) > 8 else ''} all gave the observation "
+        f"{excerpt(example.obs0, 120)} with solution {excerpt(example.solution0)}, and the privileged policy played "
+        f"them identically; reset(seed) must draw a new task from its seed"), details)
+
+
+@check("distinct_solutions", order=65)
+def check_distinct_solutions(ctx: Context) -> Outcome:
+    """No single answer (the privileged policy's whole action sequence) wins most seeds."""
+    wins = [e for e in ctx.oracle() if e.won]
+    answer, share = most_common_share([tuple(e.actions) for e in wins])
+    limit = ctx.config.max_same_solution_share
+    details = {"same_answer_share": round(share, 4)}
+    if len(wins) > 1 and share > limit:
+        shown = " then ".join(excerpt(a, 40) for a in answer[:4]) if answer else "''"
+        return Outcome(False, (
+            f"the same answer ({shown}) wins {share:.0%} of the seeds (limit {limit:.0%}): an agent can memorise it "
+            f"without reading the task; draw the answer from the seed"), details)
+    return Outcome(True, f"the most common answer wins {share:.0%} of the seeds (limit {limit:.0%})", details)

@@ -1,0 +1,107 @@
+"""``hint`` and ``info_leak``: nothing hands the agent the answer, in any spelling."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spade_gym.validation.checks import check
+from spade_gym.validation.context import Context, Outcome
+from spade_gym.validation.leaks import flatten_info, leaks, normalise
+from spade_gym.validation.messages import Problem, excerpt, format_problems
+
+#: Shortest normalised solution an info value is searched for (shorter ones are compared whole).
+INFO_SUBSTRING_CHARS = 3
+
+
+def _spelling(text: str, solution: str) -> str:
+    plain = solution.strip()
+    return "verbatim" if plain and plain.lower() in text.lower() else f"as {excerpt(normalise(text)[:80], 80)} once normalised"
+
+
+@check("hint", order=100)
+def check_hint(ctx: Context) -> Outcome:
+    """A given hint, and every ``hint()`` result: non-empty, bounded, never the solution in any spelling.
+
+    A given hint applies to every episode, so it is compared with every seed's solution; a
+    per-episode ``hint()`` is compared with its own episode's solution.
+    """
+    limit = ctx.config.hint_max_chars
+    problems: list[Problem] = []
+    program_hints = [(e.seed, e.hint0, e.solution0) for e in ctx.reset_episodes if e.hint0 is not None]
+    has_method = bool(ctx.handle.info.get("has_hint"))
+    if ctx.hint is None and not has_method:
+        return Outcome(True, "no hint given and no hint() method: nothing to check", {"hint": None})
+
+    def inspect(text: Any, where: str, solutions: list[tuple[int, str | None]]) -> None:
+        if not isinstance(text, str):
+            problems.append(Problem("type", where, f"the hint must be text, got {type(text).__name__}"))
+            return
+        if not text.strip():
+            problems.append(Problem("empty", where, "the hint is empty"))
+            return
+        if len(text) > limit:
+            problems.append(Problem("long", where, f"the hint is {len(text)} characters long; the limit is {limit}"))
+        for seed, solution in solutions:
+            if solution and leaks(text, solution):
+                problems.append(Problem("leak", where, (
+                    f"the hint {excerpt(text, 120)} contains the solution of seed {seed} ({excerpt(solution)}) "
+                    f"{_spelling(text, solution)}; a hint must point to the approach, never give the answer")))
+                break
+
+    if ctx.hint is not None:
+        inspect(ctx.hint, "the given hint", [(e.seed, e.solution0) for e in ctx.reset_episodes])
+    for seed, text, solution in program_hints:
+        inspect(text, f"hint() for seed {seed}", [(seed, solution)])
+    if has_method and not program_hints:
+        problems.append(Problem("none", "hint()", "hint() is defined but returned None on every seed"))
+    details = {"given": ctx.hint is not None, "method": has_method}
+    if problems:
+        return Outcome(False, format_problems("the hint is unusable:", problems, "seed(s)"), details)
+    checked = (["the given hint"] if ctx.hint is not None else []) + ([f"hint() on {len(program_hints)} seeds"]
+                                                                       if program_hints else [])
+    return Outcome(True, f"{' and '.join(checked)}: non-empty, at most {limit} characters, no solution leaked", details)
+
+
+def _info_leak(info: dict, solution: str | None) -> str | None:
+    """The info value that gives ``solution`` away, if one does."""
+    if not solution or not info:
+        return None
+    target = normalise(solution)
+    for path, value in flatten_info(info):
+        normal = normalise(value)
+        if normal == target or (len(target) >= INFO_SUBSTRING_CHARS and leaks(value, solution)):
+            return f"{path} = {excerpt(value, 60)}"
+    return None
+
+
+@check("info_leak", order=105)
+def check_info_leak(ctx: Context) -> Outcome:
+    """``info`` from ``reset`` and from every step before the end never carries the current answer.
+
+    Agents and wrappers pass ``info`` along; an answer there is an answer handed over. A
+    leak counts when it is systematic (on at least half the seeds whose answers differ):
+    a small counter that happens to equal a one-digit answer is not one.
+    """
+    episodes = [e for e in ctx.oracle() + ctx.baselines().get("random_words", []) if e.error is None]
+    leaked: dict[int, str] = {}
+    for e in episodes:
+        found = _info_leak(e.info0, e.solution0)
+        where = "reset() info"
+        if found is None:
+            for turn, step in enumerate(e.steps[:-1], 1):
+                answer = e.steps[turn].solution if e.steps[turn].solution is not None else e.solution0
+                found = _info_leak(step.info, answer)
+                if found is not None:
+                    where = f"step() info at turn {turn}"
+                    break
+        if found is not None and e.seed not in leaked:
+            leaked[e.seed] = f"seed {e.seed}: {where} holds {found}; the answer was {excerpt(e.solution0)}"
+    seeds = {e.seed for e in episodes}
+    solutions = {e.solution0 for e in ctx.oracle()}
+    details = {"leaking_seeds": len(leaked), "seeds": len(seeds)}
+    if seeds and len(solutions) > 1 and len(leaked) * 2 >= len(seeds):
+        first = next(iter(leaked.values()))
+        return Outcome(False, (
+            f"info carries the answer on {len(leaked)} of {len(seeds)} seeds, e.g. {first}; keep the answer out of "
+            f"info until the episode is over (agents and wrappers pass info along)"), details)
+    return Outcome(True, f"no answer in info (checked {len(episodes)} episodes)", details)

@@ -1,0 +1,80 @@
+"""``solvability`` and ``non_triviality``: the privileged policy wins, cheap baselines do not."""
+
+from __future__ import annotations
+
+import statistics
+
+from spade_gym.validation.checks import check
+from spade_gym.validation.checks.contract import episode_error
+from spade_gym.validation.context import Context, Outcome, win_rate
+from spade_gym.validation.episodes import Episode
+from spade_gym.validation.messages import Problem, excerpt, format_problems
+from spade_gym.validation.policies import label
+
+
+def oracle_failure(episode: Episode) -> tuple[str, str]:
+    """(kind, description) of an episode the privileged policy did not win."""
+    if episode.error is not None:
+        return "error:" + str(episode.error.message), "the episode failed at " + episode_error(episode)
+    last = episode.steps[-1] if episode.steps else None
+    rewards = episode.rewards
+    tail = f"; last action {excerpt(last.action)} got {excerpt(last.obs, 120)}" if last else ""
+    if not episode.ended:
+        return "unended", (f"answering \\boxed{{<solution()>}} for {episode.turns} turns never ended the "
+                           f"episode{tail}")
+    if not episode.terminated:
+        return "truncated", (f"the episode was truncated after {episode.turns} turn(s) without a win (rewards "
+                             f"{rewards}): step() does not accept what solution() returns{tail}")
+    if not rewards or rewards[-1] <= 0:
+        return "lost", (f"the episode terminated at turn {episode.turns} with reward "
+                        f"{rewards[-1] if rewards else None}: answering solution() loses{tail}")
+    return "not-max", (f"the episode terminated with final reward {rewards[-1]}, below the episode's best reward "
+                       f"{max(rewards)}; a win must end with the highest reward{tail}")
+
+
+@check("solvability", order=70)
+def check_solvability(ctx: Context) -> Outcome:
+    """The privileged policy (``\\boxed{<solution()>}``, re-read every turn) wins on every seed."""
+    episodes = ctx.oracle()
+    wins = [e for e in episodes if e.won]
+    turns = [e.turns for e in wins]
+    if turns:
+        ctx.details["oracle_turns"] = statistics.median(turns)
+        ctx.details["multi_turn"] = sum(t > 1 for t in turns) > len(episodes) / 2
+    failures = []
+    for e in episodes:
+        if not e.won:
+            kind, text = oracle_failure(e)
+            failures.append(Problem(kind, f"seed {e.seed}", text))
+    details = {"wins": len(wins), "seeds": len(episodes), "oracle_turns": ctx.details.get("oracle_turns")}
+    if failures:
+        return Outcome(False, format_problems(
+            f"the privileged policy (answering \\boxed{{<solution()>}} each turn) won only {len(wins)} of "
+            f"{len(episodes)} seeds:", failures, "seed(s)"), details)
+    return Outcome(True, f"the privileged policy won all {len(episodes)} seeds (median {ctx.details['oracle_turns']:g} "
+                         f"turn(s))", details)
+
+
+@check("non_triviality", order=80)
+def check_non_triviality(ctx: Context) -> Outcome:
+    """Cheap baselines win on at most ``max_baseline_win_rate`` of the seeds each."""
+    threshold = ctx.config.max_baseline_win_rate
+    rates = {}
+    problems = []
+    specs = ctx.baseline_specs()
+    for name, episodes in ctx.baselines().items():
+        winners = [e for e in episodes if e.won]
+        rates[name] = win_rate(episodes)
+        if rates[name] > threshold:
+            actions = winners[0].actions
+            problems.append(Problem(name, f"baseline {label(specs[name])}", (
+                f"won {len(winners)} of {len(episodes)} seeds ({rates[name]:.0%} > {threshold:.0%}), e.g. seed "
+                f"{winners[0].seed} with {', '.join(excerpt(a, 40) for a in actions[-3:])}")))
+    ctx.details["baseline_win_rates"] = rates
+    if problems:
+        return Outcome(False, format_problems(
+            "the game is too easy to win without solving it (use a larger answer space, exact answers, fewer "
+            "attempts):", problems), {"baseline_win_rates": rates})
+    worst = max(rates.items(), key=lambda kv: kv[1]) if rates else ("none", 0.0)
+    return Outcome(True, f"baselines win at most {worst[1]:.0%} ({worst[0]}) of seeds; the limit is {threshold:.0%}",
+                   {"baseline_win_rates": rates})

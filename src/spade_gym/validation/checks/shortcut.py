@@ -1,0 +1,187 @@
+"""Checks that look for shortcuts: ``difficulty``, ``shortcut``, ``informative``, ``levels``.
+
+The shortcut zoo (:data:`~spade_gym.validation.policies.SHORTCUT_BASELINES`) plays every
+difficulty level on the run's probe seeds, seeing only observations (and what other
+seeds taught it). An environment one of them wins is an environment that teaches the
+script; the message says which script, at which level, how often, and what to change.
+"""
+
+from __future__ import annotations
+
+from spade_gym.validation.checks import check
+from spade_gym.validation.checks.play import oracle_failure
+from spade_gym.validation.context import Context, LevelProbes, Outcome, win_rate
+from spade_gym.validation.episodes import Job
+from spade_gym.validation.messages import Problem, describe_error, excerpt, format_problems
+from spade_gym.validation.policies import CopyEvery, FixedActions, label
+
+#: What the designer should change when a shortcut baseline wins.
+REPAIRS = {
+    "prior": "the answers repeat across tasks: draw each task's answer from a much larger space, so the answers "
+             "other tasks had do not win this one",
+    "blind_script": "one fixed sequence of moves wins most tasks: make the winning moves depend on what this task "
+                    "shows (positions, values, rules), not on the turn number",
+    "bisection": "the numeric answer is found by halving its range on the higher/lower feedback within the "
+                 "attempts: give fewer attempts than log2(range), a wider range, or feedback that must be reasoned "
+                 "about rather than followed",
+    "enumeration": "the answer is among the few candidates the screen and the feedback show, and the attempts "
+                   "suffice to try them all: show more candidates, allow fewer attempts, never name the answer in "
+                   "feedback",
+    "copy_every": "the answer is written on the screen among a few tokens: derive it from the task instead of "
+                  "displaying it",
+}
+
+
+def _level_name(level: str | None) -> str:
+    return "default" if level is None else level
+
+
+def probed_levels(ctx: Context) -> list[tuple[str | None, LevelProbes]]:
+    """The levels whose worker loaded and took the difficulty keyword, with their probes."""
+    out = []
+    for level in ctx.levels():
+        probes = ctx.level(level)
+        if probes is not None:
+            out.append((level, probes))
+    return out
+
+
+@check("difficulty", order=82)
+def check_difficulty(ctx: Context) -> Outcome:
+    """If the program has a ``difficulty`` knob, every level loads, is solvable and non-trivial,
+    and the levels pose different tasks."""
+    ctx.details["difficulty_levels"] = []
+    if not ctx.mentions_difficulty:
+        return Outcome(True, "no difficulty knob (the program never mentions `difficulty`)", {"levels": []})
+    threshold = ctx.config.max_baseline_win_rate
+    problems, passed, observations = [], [], {}
+    for level in ctx.config.difficulty_levels:
+        probes = ctx.level(level)
+        if probes is None:
+            error = ctx.level_errors.get(level)
+            if error is not None:
+                problems.append(Problem(level, f"difficulty={level!r}", f"loading failed: {describe_error(error)}"))
+                continue
+            return Outcome(True, f"no difficulty knob ({ctx.class_name}.__init__ takes no `difficulty` keyword)",
+                           {"levels": []})
+        observations[level] = [e.obs0 for e in probes.oracle]
+        lost = [e for e in probes.oracle if not e.won]
+        if lost:
+            problems.append(Problem(level, f"difficulty={level!r}, seed {lost[0].seed}",
+                                    f"the privileged policy lost {len(lost)} of {len(probes.oracle)} seeds: "
+                                    f"{oracle_failure(lost[0])[1]}"))
+            continue
+        wins = sum(e.won for episodes in probes.baselines.values() for e in episodes)
+        total = sum(len(episodes) for episodes in probes.baselines.values())
+        if total and wins / total > threshold:
+            problems.append(Problem(level, f"difficulty={level!r}", (
+                f"baselines won {wins} of {total} episodes ({wins / total:.0%} > {threshold:.0%})")))
+            continue
+        passed.append(level)
+    if len(observations) > 1 and all(len(set(column)) == 1 for column in zip(*observations.values())):
+        problems.append(Problem("same", "all levels", "every level posed the same task for the same seed: the "
+                                                       "difficulty keyword has no effect"))
+    if problems:
+        return Outcome(False, format_problems("the difficulty knob is broken:", problems), {"levels": passed})
+    ctx.details["difficulty_levels"] = passed
+    return Outcome(True, f"levels {', '.join(passed)} load, are solvable and non-trivial, and differ",
+                   {"levels": passed})
+
+
+@check("shortcut", order=85)
+def check_shortcut(ctx: Context) -> Outcome:
+    """No no-reasoning baseline of the shortcut zoo wins more than ``max_shortcut_win_rate`` at any level."""
+    threshold = ctx.config.max_shortcut_win_rate
+    rates: dict[str, dict[str, float]] = {}
+    problems = []
+    for level, probes in probed_levels(ctx):
+        name = _level_name(level)
+        rates[name] = {baseline: win_rate(episodes) for baseline, episodes in probes.shortcuts.items()}
+        for baseline, episodes in probes.shortcuts.items():
+            rate = rates[name][baseline]
+            if rate > threshold:
+                example = next(e for e in episodes if e.won)
+                problems.append(Problem(baseline, f"{label(baseline)}, level {name}", (
+                    f"won {sum(e.won for e in episodes)} of {len(episodes)} seeds ({rate:.0%} > {threshold:.0%}), "
+                    f"e.g. seed {example.seed} with {', '.join(excerpt(a, 30) for a in example.actions[-3:])}\n"
+                    f"fix: {REPAIRS.get(baseline, 'make the answer depend on reasoning about the task')}")))
+    ctx.details["shortcut_win_rates"] = rates
+    worst = max(((rate, baseline, level) for level, row in rates.items() for baseline, rate in row.items()),
+                default=(0.0, "none", "default"))
+    details = {"win_rates": rates, "worst": {"baseline": worst[1], "rate": worst[0], "level": worst[2]},
+               "threshold": threshold}
+    if problems:
+        return Outcome(False, format_problems(
+            "a script that does no reasoning wins the game too often (it would teach the script, not the skill):",
+            problems, "level(s)"), details)
+    return Outcome(True, f"the shortcut baselines win at most {worst[0]:.0%} ({worst[1]}, level {worst[2]}); the "
+                         f"limit is {threshold:.0%}", details)
+
+
+#: Fixed probe answers, the same for every seed and every program (no seed's answer in them).
+FIXED_PROBES = ("\\boxed{0}", "\\boxed{1}", "\\boxed{50}", "\\boxed{500}", "\\boxed{a}", "\\boxed{yes}",
+                "\\boxed{north}", "\\boxed{1 2 3}")
+
+
+def _transcript(episode) -> tuple:
+    return (episode.obs0, *(step.obs for step in episode.steps))
+
+
+@check("informative", order=90)
+def check_informative(ctx: Context) -> Outcome:
+    """Seeds with different answers are told apart by what the agent sees: the first observation,
+    or the feedback to fixed probes. If every seed looks the same, the agent can only guess."""
+    seeds = ctx.shortcut_seeds
+    oracle = [e for e in ctx.oracle() if e.seed in seeds]
+    solutions = {e.seed: e.solution0 for e in oracle}
+    if len(set(solutions.values())) < 2:
+        return Outcome(True, "one answer for every probed seed: nothing to tell apart", {"probes": 0})
+    if len({e.obs0 for e in oracle}) > 1:
+        return Outcome(True, "the first observation differs between seeds", {"probes": 0})
+    numbers = sorted(float(s) for s in solutions.values() if s and s.strip().lstrip("-").isdigit())
+    fixed = list(FIXED_PROBES)
+    if numbers:  # the middle of the answers' range: a probe that any higher/lower feedback answers
+        fixed.insert(0, f"\\boxed{{{int((numbers[0] + numbers[-1]) / 2)}}}")
+    jobs = [Job(seed, "fixed", FixedActions(None, fixed)) for seed in seeds]
+    jobs += [Job(seed, "copy_every", CopyEvery(None)) for seed in seeds]
+    episodes = ctx.play(ctx.handle, jobs, max_steps=ctx.turn_limit, what="fixed probes")
+    episodes += [e for e in ctx.baselines().get("empty", []) if e.seed in seeds]
+    by_probe: dict[str, set] = {}
+    for e in episodes:
+        by_probe.setdefault(e.policy, set()).add(_transcript(e))
+    varied = sorted(name for name, transcripts in by_probe.items() if len(transcripts) > 1)
+    details = {"probes": len(by_probe), "informative_probes": varied}
+    if not varied:
+        example = oracle[0]
+        return Outcome(False, (
+            f"every seed showed the same first observation ({excerpt(example.obs0, 100)}) and got the same feedback "
+            f"to every fixed probe, while the answers differ (e.g. {excerpt(oracle[0].solution0)} vs "
+            f"{excerpt(oracle[1].solution0)}): the agent can only guess; show the evidence the answer follows "
+            f"from, or give feedback that narrows it down"), details)
+    return Outcome(True, f"the feedback to {', '.join(varied)} differs between seeds", details)
+
+
+@check("levels", order=95)
+def check_levels(ctx: Context) -> Outcome:
+    """Per level: the baselines' best rate and the privileged solution's length; hard no easier than easy."""
+    profile = []
+    for level, probes in probed_levels(ctx):
+        rates = {name: win_rate(eps) for name, eps in {**probes.baselines, **probes.shortcuts}.items()}
+        best = max(rates.items(), key=lambda kv: kv[1]) if rates else ("none", 0.0)
+        profile.append({"level": _level_name(level), "best_baseline": best[0], "best_rate": best[1],
+                        "oracle_turns": probes.oracle_turns, "solution_chars": probes.solution_chars,
+                        "oracle_win_rate": win_rate(probes.oracle)})
+    ctx.details["level_profile"] = profile
+    details = {"profile": profile}
+    if len(profile) >= 2:
+        easy, hard = profile[0], profile[-1]
+        slack = ctx.config.level_order_slack
+        if hard["best_rate"] > easy["best_rate"] + slack:
+            return Outcome(False, (
+                f"level {hard['level']} is easier than {easy['level']}: the best baseline wins {hard['best_rate']:.0%} "
+                f"({hard['best_baseline']}) there against {easy['best_rate']:.0%} on {easy['level']}; harder levels "
+                f"must keep every shortcut at least as hard (more candidates, fewer attempts, longer solutions)"),
+                details)
+    rows = "; ".join(f"{p['level']}: best baseline {p['best_rate']:.0%} ({p['best_baseline']}), oracle "
+                     f"{p['oracle_turns']:g} turn(s)" for p in profile)
+    return Outcome(True, f"levels ordered ({rows})", details)

@@ -1,0 +1,327 @@
+"""What the checks of one validation share: the program, its workers, and cached probes.
+
+Probe episodes are played from the host (:func:`spade_gym.validation.episodes.play`) and
+cached here, so the checks that read the same episodes pay for them once: the first
+check that needs a set of episodes plays it.
+
+Seeds are unpredictable: each run draws its probe seeds from a fresh random run seed
+(recorded in the report as ``run_seed``; pass it back as ``ValidationConfig(seed=...)``
+or ``spade-gym validate --seed`` to reproduce a run exactly).
+
+Deadlines: every batch sent to a worker gets at most what is left of the run's budget
+(``max_seconds``), so a slow-but-legal program cannot run past it.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import statistics
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from spade_gym.contract import DEFAULT_MAX_TURNS
+from spade_gym.errors import SandboxError
+from spade_gym.sandbox import ProgramHandle
+from spade_gym.validation.config import ValidationConfig
+from spade_gym.validation.episodes import Episode, FatalEpisode, Job, play
+from spade_gym.validation.messages import describe_error
+from spade_gym.validation.policies import SHORTCUT_BASELINES, Prior, label, make_policy
+
+ORACLE = {"kind": "oracle"}
+#: The baseline replayed in a fresh worker by the determinism check (covers wrong-answer paths).
+REPLAY_BASELINE = {"kind": "random_words"}
+#: Largest seed drawn (seeds stay within what every program's RNG accepts).
+MAX_SEED = 2**31 - 1
+
+
+class Abort(Exception):
+    """The program hung, crashed or exhausted a limit: the current check fails and validation stops."""
+
+    def __init__(self, message: str, details: dict | None = None):
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class Outcome(NamedTuple):
+    passed: bool
+    message: str
+    details: dict | None = None
+
+
+def draw_seeds(run_seed: int, count: int) -> list[int]:
+    """``count`` distinct task seeds drawn from ``run_seed``: a program cannot know them in advance."""
+    rng = random.Random(f"spade-gym-validation:{run_seed}")
+    seeds: list[int] = []
+    while len(seeds) < count:
+        seed = rng.randrange(MAX_SEED)
+        if seed not in seeds:
+            seeds.append(seed)
+    return seeds
+
+
+def prior_for(seed: int, oracle: list[Episode]) -> Prior:
+    """What the other seeds' privileged episodes teach a script (this seed left out)."""
+    others = [e for e in oracle if e.seed != seed and e.error is None]
+    actions_by_turn: list[list[str]] = []
+    for episode in others:
+        for turn, action in enumerate(episode.actions):
+            if turn == len(actions_by_turn):
+                actions_by_turn.append([])
+            actions_by_turn[turn].append(action)
+    return Prior([e.solution0 for e in others if e.solution0], actions_by_turn)
+
+
+@dataclass
+class LevelProbes:
+    """Episodes played at one difficulty level (``None``: the program's default)."""
+
+    level: str | None
+    handle: ProgramHandle
+    max_turns: int
+    oracle: list[Episode]
+    baselines: dict[str, list[Episode]] = field(default_factory=dict)
+    shortcuts: dict[str, list[Episode]] = field(default_factory=dict)
+
+    @property
+    def oracle_turns(self) -> float:
+        wins = [e.turns for e in self.oracle if e.won]
+        return float(statistics.median(wins)) if wins else 0.0
+
+    @property
+    def solution_chars(self) -> float:
+        lengths = [len(e.solution0) for e in self.oracle if e.solution0]
+        return float(statistics.median(lengths)) if lengths else 0.0
+
+
+@dataclass
+class Context:
+    """What the checks of one validation share."""
+
+    source: Any
+    config: ValidationConfig
+    hint: Any = None
+    suite: Any = None
+    details: dict = field(default_factory=dict)
+    handle: ProgramHandle | None = None
+    class_name: str = "program"
+    mentions_difficulty: bool = False
+    #: The ``difficulty`` default of the environment's ``__init__``, when it is a literal.
+    default_difficulty: str | None = None
+    max_turns: int = DEFAULT_MAX_TURNS
+    reset_episodes: list = field(default_factory=list)
+    #: Non-fatal findings (e.g. failures on degenerate fuzz inputs), listed in the report.
+    warnings: list[str] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
+    fresh_handle: ProgramHandle | None = None
+    fresh_episodes: dict = field(default_factory=dict)
+    _probes: dict = field(default_factory=dict)
+    _levels: dict = field(default_factory=dict)
+    #: Levels whose worker failed to load, and why (the difficulty check reports them).
+    level_errors: dict = field(default_factory=dict)
+    _handles: list = field(default_factory=list)
+    _proven: set = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.run_seed = self.config.seed if self.config.seed is not None else secrets.randbits(63)
+        self.seeds = draw_seeds(self.run_seed, self.config.seeds)
+        self.details["run_seed"] = self.run_seed
+
+    @property
+    def turn_limit(self) -> int:
+        """Turns a probe episode may take before the termination check fails it."""
+        return min(self.max_turns, self.config.max_turns_limit) + self.config.turn_slack
+
+    @property
+    def shortcut_seeds(self) -> list[int]:
+        return self.seeds[: self.config.shortcut_seeds]
+
+    # ------------------------------------------------------------------ workers
+
+    def open_handle(self, *, strict: bool = False, kwargs: dict | None = None,
+                    slots: int | None = None) -> ProgramHandle:
+        handle = ProgramHandle(self.source, kwargs=dict(self.config.program_kwargs if kwargs is None else kwargs),
+                               limits=self.config.limits, strict_info=strict,
+                               count=min(slots or self.config.probe_slots, self.config.probe_slots))
+        self._handles.append(handle)
+        return handle
+
+    def close(self) -> None:
+        for handle in self._handles:
+            try:
+                handle.close()
+            except Exception:  # noqa: BLE001 - closing must never hide the report
+                pass
+        self._handles.clear()
+
+    # ------------------------------------------------------------------ deadlines
+
+    def remaining(self) -> float:
+        return self.config.max_seconds - (time.perf_counter() - self.started)
+
+    def timeout_for(self, calls: int, what: str = "probing") -> float:
+        """Deadline of one batch: its share of the probe allowance, never more than what is left
+        of the run's budget (so the backstop holds inside a batch, not only between checks)."""
+        left = self.remaining()
+        if left <= 0:
+            raise Abort(f"{what}: validation stopped after {self.config.max_seconds:g} s (its time limit); the "
+                        f"program is far too slow", {"kind": "slow"})
+        limits = self.config.limits
+        allowance = limits.call_timeout * 2 + limits.kill_grace + calls * self.config.probe_call_allowance
+        return max(0.05, min(allowance, left))
+
+    # ------------------------------------------------------------------ playing
+
+    def play(self, handle: ProgramHandle, jobs: list[Job], *, max_steps: int, what: str,
+             slots: int | None = None) -> list[Episode]:
+        """Play jobs lock-step; raise :class:`Abort` if the program hangs, crashes or is too slow."""
+        start = time.perf_counter()
+        try:
+            episodes = []
+            if id(handle) not in self._proven and jobs:
+                # A worker's first episode is played alone: a program that hangs on every seed
+                # then costs one deadline, not one per instance of a lock-step batch.
+                episodes += play(handle, jobs[:1], max_steps=max_steps, slots=1,
+                                 timeout_for=lambda n: self.timeout_for(n, what))
+                jobs = jobs[1:]
+                self._proven.add(id(handle))
+            episodes += play(handle, jobs, max_steps=max_steps, slots=slots or handle.count,
+                             timeout_for=lambda n: self.timeout_for(n, what))
+        except FatalEpisode as fatal:
+            episode = fatal.episode
+            error = episode.error
+            raise Abort(f"{what}, seed {episode.seed}, turn {episode.error_turn}: {describe_error(error)}",
+                        {"kind": error.kind, "lineno": error.lineno, "seed": episode.seed,
+                         "turn": episode.error_turn, "policy": episode.policy,
+                         "action": episode.error_action}) from None
+        except SandboxError as exc:
+            if self.remaining() <= 0.1:
+                raise Abort(f"{what}: validation stopped at its {self.config.max_seconds:g} s time limit; the "
+                            f"program is far too slow", {"kind": "slow"}) from None
+            raise Abort(f"{what}: {describe_error(exc)}", {"kind": exc.kind, "lineno": exc.lineno}) from None
+        elapsed = time.perf_counter() - start
+        calls = sum(1 + e.turns for e in episodes)
+        per_call = elapsed / max(1, calls)
+        if elapsed > 1.0 and per_call > self.config.probe_call_allowance:
+            raise Abort(f"{what}: the program is too slow to validate: {calls} reset/step calls took "
+                        f"{elapsed:.1f} s ({per_call * 1000:.0f} ms per call; the cost budget is "
+                        f"{self.config.cost_budget_ms:g} ms)", {"kind": "slow"})
+        return episodes
+
+    def jobs(self, spec: dict, seeds: list[int], *, priors: dict[int, Prior] | None = None) -> list[Job]:
+        kind = spec["kind"]
+        return [Job(seed, kind, make_policy(spec, seed, (priors or {}).get(seed), run_seed=self.run_seed),
+                    track_solution=kind in ("oracle", "actions"), ask_hint=kind == "oracle")
+                for seed in seeds]
+
+    def play_policies(self, handle: ProgramHandle, specs: dict[str, dict], seeds: list[int], *, max_steps: int,
+                      what: str, priors: dict[int, Prior] | None = None) -> dict[str, list[Episode]]:
+        """Several policies on the same seeds in one lock-step run; episodes by policy name."""
+        jobs: list[Job] = []
+        for name, spec in specs.items():
+            for job in self.jobs(spec, seeds, priors=priors):
+                job.policy_name = name
+                jobs.append(job)
+        episodes = self.play(handle, jobs, max_steps=max_steps, what=what)
+        out: dict[str, list[Episode]] = {name: [] for name in specs}
+        for episode in episodes:
+            out[episode.policy].append(episode)
+        return out
+
+    # ------------------------------------------------------------------ cached probes of the main worker
+
+    def baseline_specs(self) -> dict[str, dict]:
+        out: dict[str, dict] = {}
+        for spec in self.config.baseline_policies:
+            name = spec["kind"]
+            while name in out:
+                name += "'"
+            out[name] = spec
+        return out
+
+    def _main_probes(self) -> dict[str, list[Episode]]:
+        if "main" not in self._probes:
+            specs = {"oracle": ORACLE, **self.baseline_specs()}
+            self._probes["main"] = self.play_policies(self.handle, specs, self.seeds, max_steps=self.turn_limit,
+                                                      what="probing")
+        return self._probes["main"]
+
+    def oracle(self) -> list[Episode]:
+        return self._main_probes()["oracle"]
+
+    def baselines(self) -> dict[str, list[Episode]]:
+        return {name: episodes for name, episodes in self._main_probes().items() if name != "oracle"}
+
+    def fresh(self, handle: ProgramHandle | None = None) -> dict[str, list[Episode]]:
+        """Oracle and replay-baseline episodes played first thing in a fresh worker (cached):
+        ``handle`` if given (it must not have played yet), else a new one."""
+        if not self.fresh_episodes:
+            self.fresh_handle = handle or self.open_handle()
+            self.fresh_episodes = self.play_policies(
+                self.fresh_handle, {"oracle": ORACLE, "random_words": REPLAY_BASELINE}, self.seeds,
+                max_steps=self.turn_limit, what="probing a fresh worker")
+        return self.fresh_episodes
+
+    # ------------------------------------------------------------------ levels
+
+    def levels(self) -> list[str | None]:
+        """The levels to probe: each difficulty level if the program has the knob, else the default."""
+        if not self.mentions_difficulty:
+            return [None]
+        return list(self.config.difficulty_levels)
+
+    def level(self, level: str | None) -> LevelProbes | None:
+        """Oracle, cheap baselines and the shortcut zoo at one level (cached); None if the program
+        drops the ``difficulty`` keyword."""
+        if level in self._levels:
+            return self._levels[level]
+        seeds = self.shortcut_seeds
+        if level is None or (level == self.default_difficulty and "difficulty" not in self.config.program_kwargs):
+            handle, max_turns = self.handle, self.max_turns
+            oracle = self.oracle()
+            baselines = self.baselines()
+            limit = self.turn_limit
+        else:
+            try:
+                handle = self.open_handle(kwargs={**self.config.program_kwargs, "difficulty": level},
+                                          slots=len(seeds))
+            except SandboxError as exc:
+                self.level_errors[level] = exc
+                self._levels[level] = None
+                return None
+            if "difficulty" in handle.info.get("dropped_kwargs", []):
+                self._levels[level] = None
+                return None
+            # A level may size its own turn budget (harder levels, more turns): probe it with that.
+            max_turns = handle.info.get("max_turns") or self.max_turns
+            limit = min(max_turns, self.config.max_turns_limit) + self.config.turn_slack
+            probes = self.play_policies(handle, {"oracle": ORACLE, **self.baseline_specs()}, seeds,
+                                        max_steps=limit, what=f"difficulty={level!r}")
+            oracle = probes.pop("oracle")
+            baselines = probes
+        priors = {seed: prior_for(seed, oracle) for seed in seeds}
+        shortcuts = self.play_policies(handle, {name: {"kind": name} for name in self.config.shortcut_baselines},
+                                       seeds, max_steps=limit, priors=priors,
+                                       what=f"shortcut baselines{'' if level is None else f' at difficulty={level!r}'}")
+        probes = LevelProbes(level, handle, max_turns, [e for e in oracle if e.seed in seeds],
+                             {k: [e for e in v if e.seed in seeds] for k, v in baselines.items()}, shortcuts)
+        self._levels[level] = probes
+        return probes
+
+
+def win_rate(episodes: list[Episode]) -> float:
+    return round(sum(e.won for e in episodes) / len(episodes), 4) if episodes else 0.0
+
+
+def most_common_share(values: list) -> tuple[Any, float]:
+    if not values:
+        return None, 0.0
+    value, count = Counter(values).most_common(1)[0]
+    return value, count / len(values)
+
+
+__all__ = ["Abort", "Context", "LevelProbes", "ORACLE", "Outcome", "REPLAY_BASELINE", "SHORTCUT_BASELINES",
+           "draw_seeds", "label", "most_common_share", "prior_for", "win_rate"]

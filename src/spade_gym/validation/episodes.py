@@ -1,0 +1,269 @@
+"""Probe episodes driven from the host, in lock-step.
+
+The host owns every decision: it picks each action with a host-side policy
+(:mod:`spade_gym.validation.policies`), sends it through :class:`ProgramHandle`, receives
+the raw ``reset``/``step``/``solution``/``hint`` result, checks its type, and records it
+in an :class:`Episode` whose verdicts (won, ended, digest) it computes itself. A program
+that escaped the language layer can still lie in its replies — but only as a program
+would, one reply at a time, under the same checks; it cannot hand the validator a
+finished verdict.
+
+Throughput comes from lock-step play: the worker holds ``slots`` instances of the
+program, and one batch carries one call for each live instance (a step, then the
+solution the next action needs), so a round trip advances many episodes at once.
+When an episode ends, its instance takes the next job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from spade_gym.errors import ProtocolError, SandboxError
+from spade_gym.sandbox import ProgramHandle
+from spade_gym.validation.policies import Policy
+
+#: Error kinds that mean the program hung, crashed or exhausted a limit (validation stops).
+FATAL_KINDS = frozenset({"timeout", "memory", "cpu", "crash", "internal", "unavailable"})
+#: Characters of each observation an episode keeps for messages (the digest covers all).
+KEPT_CHARS = 4000
+
+
+@dataclass
+class Step:
+    action: str
+    obs: str
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict
+    #: ``solution()`` right before this action (episodes that track it), else None.
+    solution: str | None = None
+
+
+@dataclass
+class Episode:
+    """One probe episode as the host saw it."""
+
+    seed: int
+    policy: str
+    obs0: str | None = None
+    info0: dict = field(default_factory=dict)
+    solution0: str | None = None
+    hint0: str | None = None
+    steps: list[Step] = field(default_factory=list)
+    error: SandboxError | None = None
+    #: Turn of the failing call (1-based), 0 when reset/solution/hint right after it failed.
+    error_turn: int | None = None
+    max_steps_reached: bool = False
+    #: The action of the step that failed, if a step failed.
+    error_action: str | None = None
+    _hash: Any = field(default_factory=lambda: hashlib.blake2b(digest_size=16), repr=False)
+
+    @property
+    def turns(self) -> int:
+        return len(self.steps)
+
+    @property
+    def rewards(self) -> list[float]:
+        return [s.reward for s in self.steps]
+
+    @property
+    def terminated(self) -> bool:
+        return bool(self.steps) and self.steps[-1].terminated
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.steps) and self.steps[-1].truncated and not self.steps[-1].terminated
+
+    @property
+    def ended(self) -> bool:
+        return bool(self.steps) and (self.steps[-1].terminated or self.steps[-1].truncated)
+
+    @property
+    def won(self) -> bool:
+        """Ended ``terminated`` with a positive final reward that is the episode's maximum."""
+        rewards = self.rewards
+        return (self.error is None and self.terminated and bool(rewards) and rewards[-1] > 0
+                and rewards[-1] >= max(rewards))
+
+    @property
+    def actions(self) -> list[str]:
+        return [s.action for s in self.steps]
+
+    @property
+    def obs0_sha(self) -> str | None:
+        return None if self.obs0 is None else hashlib.sha256(self.obs0.encode("utf-8", "replace")).hexdigest()
+
+    @property
+    def digest(self) -> str:
+        """Hash of everything the episode returned (observations in full, rewards, flags, info)."""
+        return self._hash.hexdigest()
+
+    def absorb(self, *parts: Any) -> None:
+        self._hash.update(repr(parts).encode("utf-8", "replace"))
+
+
+@dataclass
+class Job:
+    """One episode to play: a seed and a fresh policy for it."""
+
+    seed: int
+    policy_name: str
+    policy: Policy
+    #: Ask ``solution()`` before every action (the oracle needs it; fuzzing records it).
+    track_solution: bool = False
+    ask_hint: bool = False
+
+
+class FatalEpisode(Exception):
+    """An episode hit a fatal error (hang, crash, limit): probing stops."""
+
+    def __init__(self, episode: Episode):
+        super().__init__(str(episode.error))
+        self.episode = episode
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise ProtocolError(f"{what} was {type(value).__name__}, not str")
+    return value
+
+
+def _step_result(value: Any) -> tuple[str, float, bool, bool, dict]:
+    """A raw step result checked on the host: the worker's own checks are not evidence."""
+    if not isinstance(value, (list, tuple)) or len(value) != 5:
+        raise ProtocolError("step() result was not a 5-tuple")
+    obs, reward, terminated, truncated, info = value
+    if isinstance(reward, bool) or not isinstance(reward, (int, float)) or not math.isfinite(reward):
+        raise ProtocolError(f"step() reward {reward!r:.40} is not a finite number")
+    if not isinstance(terminated, bool) or not isinstance(truncated, bool):
+        raise ProtocolError("step() terminated/truncated flags are not booleans")
+    if not isinstance(info, dict):
+        raise ProtocolError("step() info is not a dict")
+    return _text(obs, "step() observation"), float(reward), terminated, truncated, info
+
+
+def _reset_result(value: Any) -> tuple[str, dict]:
+    if not isinstance(value, (list, tuple)) or len(value) != 2 or not isinstance(value[1], dict):
+        raise ProtocolError("reset() result was not (observation, info)")
+    return _text(value[0], "reset() observation"), value[1]
+
+
+class _Slot:
+    def __init__(self, index: int):
+        self.index = index
+        self.job: Job | None = None
+        self.episode: Episode | None = None
+        self.obs = ""
+        self.solution: str | None = None
+
+
+def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
+         timeout_for: Callable[[int], float]) -> list[Episode]:
+    """Play ``jobs`` on instances ``0..slots-1`` of ``handle``; episodes in job order.
+
+    ``timeout_for(n)`` gives the deadline of a batch of ``n`` calls (and may raise to stop
+    probing when the validation budget is spent). Raises :class:`FatalEpisode` when a call
+    hangs, crashes or exhausts a limit, and lets a batch-level :class:`SandboxError` through.
+    """
+    has_solution = handle.info.get("has_solution", True)
+    has_hint = handle.info.get("has_hint", False)
+    pending = list(enumerate(jobs))[::-1]
+    done: list[Episode | None] = [None] * len(jobs)
+    order: dict[int, int] = {}
+    live = [_Slot(i) for i in range(max(1, min(slots, len(jobs))))]
+    while pending or any(s.job for s in live):
+        items: list[dict] = []
+        plan: list[tuple[_Slot, str]] = []
+        for slot in live:
+            if slot.job is None:
+                while pending and pending[-1][1].policy.exhausted:
+                    pending.pop()  # a policy with nothing left to send (a consumed fuzz feed)
+                if not pending:
+                    continue
+                number, job = pending.pop()
+                slot.job, slot.episode, slot.solution = job, Episode(job.seed, job.policy_name), None
+                order[id(slot.episode)] = number
+                items.append({"op": "reset", "i": slot.index, "seed": job.seed})
+                plan.append((slot, "reset"))
+                if has_solution:
+                    items.append({"op": "solution", "i": slot.index})
+                    plan.append((slot, "solution"))
+                if job.ask_hint and has_hint:
+                    items.append({"op": "hint", "i": slot.index})
+                    plan.append((slot, "hint"))
+                continue
+            turn = slot.episode.turns
+            if slot.job.policy.exhausted:
+                slot.episode.max_steps_reached = True
+                done[order.pop(id(slot.episode))] = slot.episode
+                slot.job = slot.episode = None
+                continue
+            action = slot.job.policy.act(slot.obs, turn, slot.solution)
+            slot.pending_action = action
+            items.append({"op": "step", "i": slot.index, "action": action})
+            plan.append((slot, "step"))
+            if slot.job.track_solution and has_solution:
+                items.append({"op": "solution", "i": slot.index})
+                plan.append((slot, "solution"))
+        if not items:
+            break
+        results = handle.batch(items, timeout=timeout_for(len(items)))
+        if not isinstance(results, list) or len(results) != len(items):
+            raise ProtocolError("the worker answered a batch with the wrong number of results")
+        for (slot, call), result in zip(plan, results):
+            _absorb(slot, call, result)
+        for slot in live:
+            episode = slot.episode
+            if slot.job is None or episode is None:
+                continue
+            finished = episode.error is not None or episode.ended
+            if not finished and episode.turns >= max_steps and episode.obs0 is not None:
+                episode.max_steps_reached = finished = True
+            if episode.error is not None and episode.error.kind in FATAL_KINDS:
+                raise FatalEpisode(episode)
+            if finished:
+                done[order.pop(id(episode))] = episode
+                slot.job = slot.episode = None
+    return [e for e in done if e is not None]
+
+
+def _absorb(slot: _Slot, call: str, result: Any) -> None:
+    """Record one raw call result in the slot's episode (in the order the calls ran)."""
+    episode = slot.episode
+    if episode is None or episode.error is not None or episode.ended:
+        return  # (a solution asked after the final step is not needed)
+    turn = episode.turns + (1 if call == "step" else 0)
+    try:
+        if not isinstance(result, dict) or "ok" not in result:
+            raise ProtocolError("malformed batch result")
+        if not result["ok"]:
+            error = result.get("error")
+            raise error if isinstance(error, SandboxError) else ProtocolError(f"{call} failed: {error!r:.200}")
+        value = result.get("result")
+        if call == "reset":
+            obs, info = _reset_result(value)
+            episode.obs0, episode.info0, slot.obs = obs[:KEPT_CHARS * 4], info, obs
+            episode.absorb(obs, info)
+            slot.job.policy.begin(obs)
+        elif call == "solution":
+            solution = _text(value, "solution()")
+            slot.solution = solution
+            if episode.solution0 is None:
+                episode.solution0 = solution
+        elif call == "hint":
+            episode.hint0 = None if value is None else _text(value, "hint()")
+        else:
+            obs, reward, terminated, truncated, info = _step_result(value)
+            episode.steps.append(Step(slot.pending_action, obs[:KEPT_CHARS], reward, terminated, truncated, info,
+                                      slot.solution if slot.job.track_solution else None))
+            episode.absorb(obs, reward, terminated, truncated, info)
+            slot.obs = obs
+    except SandboxError as exc:
+        episode.error, episode.error_turn = exc, turn
+        if call == "step":
+            episode.error_action = slot.pending_action

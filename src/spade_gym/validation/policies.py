@@ -1,0 +1,376 @@
+"""Probe policies: how the validator plays a program, on the host.
+
+A policy sees what an agent would see (each observation text) and, for the privileged
+``oracle`` only, the program's ``solution()``. The host runs the policies and sends
+their actions to the worker one step at a time, so nothing the program's worker says
+about an episode is taken on trust (see :mod:`spade_gym.validation.episodes`).
+
+Two families:
+
+* the **cheap baselines** (random numbers, random words, empty, copy, repeat): what a
+  model that ignores the task does; used by the ``non_triviality`` check.
+* the **shortcut zoo** (:data:`SHORTCUT_BASELINES`): no-reasoning scripts that exploit
+  what a weak environment gives away: the answers seen on *other* seeds (``prior``,
+  ``blind_script``), a numeric range and higher/lower feedback (``bisection``), the
+  candidates the screen and the feedback show (``enumeration``, ``copy``). Used by the
+  ``shortcut`` and ``levels`` checks and by ``spade-gym eval --agent baselines``.
+
+Every policy is a plain function of the observations and a seeded RNG, so a probe run is
+reproducible from its seeds.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+BOX_OPEN = "\\boxed{"
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
+_BOXED_EXAMPLE = re.compile(r"\\boxed\{([^{}\n]{1,60})\}")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+_PLACEHOLDERS = frozenset({"answer", "your answer", "action", "...", "number", "word", "x", "n"})
+
+#: A small vocabulary for the random-words baseline: common answer words of text games.
+WORDS = tuple(
+    """
+    yes no true false left right up down north south east west red green blue yellow black
+    white one two three four five six seven eight nine ten first last a b c d e x y z alpha
+    beta cat dog apple house tree river stone fire water key door box sword gold silver
+    open close take drop go wait buy sell move push pull read write start stop help look
+    hello world answer none all even odd more less same different guess secret code puzzle
+    """.split()
+)
+
+
+def boxed(text: str) -> str:
+    return BOX_OPEN + text + "}"
+
+
+def observation_candidates(observation: str) -> list[str]:
+    """What a lazy agent could copy from the screen: boxed examples first, then tokens."""
+    examples = [m.strip() for m in _BOXED_EXAMPLE.findall(observation)]
+    examples = [e for e in examples if e and e.lower() not in _PLACEHOLDERS]
+    if examples:
+        return examples
+    tokens = _TOKEN.findall(observation[:20_000])
+    return tokens or ["0"]
+
+
+def all_candidates(observation: str) -> list[str]:
+    """Every distinct boxed example, token and number of an observation, in order of appearance."""
+    text = observation[:20_000]
+    found = [m.strip() for m in _BOXED_EXAMPLE.findall(text)] + _NUMBER.findall(text) + _TOKEN.findall(text)
+    return list(dict.fromkeys(c for c in found if c and c.lower() not in _PLACEHOLDERS))
+
+
+def shape(text: str) -> str:
+    """A coarse answer shape: runs of digits, letters and other characters, with their lengths
+    (``"4821"`` -> ``"d4"``, ``"blue fox"`` -> ``"a4 a3"``); answers of a game share a shape."""
+    parts = re.findall(r"\d+|[^\W\d_]+|\s+|.", text.strip().lower())
+    out = []
+    for part in parts:
+        if part.isdigit():
+            out.append(f"d{len(part)}")
+        elif part.isalpha():
+            out.append(f"a{len(part)}")
+        elif part.isspace():
+            out.append(" ")
+        else:
+            out.append(part)
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------------- what a policy knows
+
+
+@dataclass
+class Prior:
+    """What a script could have learned from *other* seeds of the same level: their first
+    solutions and the privileged policy's actions per turn (leave-one-out, so a seed's own
+    answer never leaks into its own baseline)."""
+
+    solutions: list[str] = field(default_factory=list)
+    #: Turn index -> the privileged policy's actions at that turn on the other seeds.
+    actions_by_turn: list[list[str]] = field(default_factory=list)
+
+    def frequent_solutions(self) -> list[str]:
+        return [s for s, _ in Counter(self.solutions).most_common()]
+
+    def shapes(self) -> set[str]:
+        return {shape(s) for s in self.solutions}
+
+    def numeric_range(self) -> tuple[float, float] | None:
+        values = [_as_number(s) for s in self.solutions]
+        numbers = [v for v in values if v is not None]
+        if not self.solutions or len(numbers) < len(self.solutions):
+            return None
+        return min(numbers), max(numbers)
+
+
+def _as_number(text: str) -> float | None:
+    try:
+        value = float(text.strip().replace(",", ""))
+    except ValueError:
+        return None
+    return value if value == value and abs(value) < 1e15 else None
+
+
+def _render(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+class Policy:
+    """One agent strategy for one episode; ``act`` is called once per turn."""
+
+    needs_solution = False
+    #: True when the policy has nothing left to send (its episode stops there).
+    exhausted = False
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+
+    def begin(self, observation: str) -> None:  # new episode
+        pass
+
+    def act(self, observation: str, turn: int, solution: str | None) -> str:
+        raise NotImplementedError
+
+
+# ----------------------------------------------------------------------------- privileged and fixed
+
+
+class Oracle(Policy):
+    """Answers ``\\boxed{<solution()>}``, re-reading the solution before every turn."""
+
+    needs_solution = True
+
+    def act(self, observation, turn, solution):
+        return boxed(solution if solution is not None else "")
+
+
+class FixedActions(Policy):
+    """Plays a given list of actions, one per turn (cycling if the episode runs longer)."""
+
+    def __init__(self, rng, actions: Sequence[str]):
+        super().__init__(rng)
+        self.actions = list(actions) or [""]
+
+    def act(self, observation, turn, solution):
+        return self.actions[turn % len(self.actions)]
+
+
+class Feed(Policy):
+    """Sends texts from a queue shared by several episodes, in order: each episode's first text
+    meets a fresh task, later ones meet the states earlier texts left (fuzzing)."""
+
+    def __init__(self, rng, queue: list[str]):
+        super().__init__(rng)
+        self.queue = queue
+
+    @property
+    def exhausted(self) -> bool:  # type: ignore[override]
+        return not self.queue
+
+    def act(self, observation, turn, solution):
+        return self.queue.pop(0)
+
+
+# ----------------------------------------------------------------------------- cheap baselines
+
+
+class RandomNumbers(Policy):
+    def __init__(self, rng, low: int = 0, high: int = 100):
+        super().__init__(rng)
+        self.low, self.high = int(low), int(high)
+
+    def act(self, observation, turn, solution):
+        return boxed(str(self.rng.randint(self.low, self.high)))
+
+
+class RandomWords(Policy):
+    def act(self, observation, turn, solution):
+        return boxed(self.rng.choice(WORDS))
+
+
+class Empty(Policy):
+    def act(self, observation, turn, solution):
+        return ""
+
+
+class CopyRandom(Policy):
+    """Boxes a random candidate copied from the current observation each turn."""
+
+    def act(self, observation, turn, solution):
+        return boxed(self.rng.choice(observation_candidates(observation)))
+
+
+class RepeatOne(Policy):
+    """Picks one guess at the start and repeats it every turn."""
+
+    def begin(self, observation):
+        self.guess = self.rng.choice(observation_candidates(observation))
+
+    def act(self, observation, turn, solution):
+        return boxed(str(self.guess))
+
+
+# ----------------------------------------------------------------------------- the shortcut zoo
+
+
+class PriorAnswers(Policy):
+    """*prior*: the most frequent solutions of the other seeds, most frequent first."""
+
+    def __init__(self, rng, prior: Prior):
+        super().__init__(rng)
+        self.answers = prior.frequent_solutions() or ["0"]
+
+    def act(self, observation, turn, solution):
+        return boxed(self.answers[turn % len(self.answers)])
+
+
+class BlindScript(Policy):
+    """*blind script*: at turn t, the privileged policy's most common action at turn t on the
+    other seeds (memorised procedures, fixed openings)."""
+
+    def __init__(self, rng, prior: Prior):
+        super().__init__(rng)
+        self.script = [Counter(actions).most_common(1)[0][0] if actions else "" for actions in prior.actions_by_turn]
+
+    def act(self, observation, turn, solution):
+        return self.script[turn] if turn < len(self.script) else (self.script[-1] if self.script else "")
+
+
+_HIGHER = re.compile(r"\b(higher|larger|bigger|greater|more|too (low|small|few|little)|go up|increase|"
+                     r"below (the|it)|not enough)\b", re.IGNORECASE)
+_LOWER = re.compile(r"\b(lower|smaller|less|fewer|too (high|big|large|many|much)|go down|decrease|"
+                    r"above (the|it)|exceeds?)\b", re.IGNORECASE)
+
+
+class Bisection(Policy):
+    """*bisection*: for numeric answers, start at the low end of the range (the solutions seen
+    on other seeds, else the numbers on the screen), then halve it on higher/lower feedback;
+    without usable feedback, step up through the range."""
+
+    def __init__(self, rng, prior: Prior):
+        super().__init__(rng)
+        self.range = prior.numeric_range()
+        self.integral = all(_as_number(s) is not None and float(_as_number(s)).is_integer()  # type: ignore[arg-type]
+                            for s in prior.solutions) if prior.solutions else True
+
+    def begin(self, observation):
+        if self.range is None:
+            numbers = [v for v in (_as_number(n) for n in _NUMBER.findall(observation[:20_000])) if v is not None]
+            self.range = (min(numbers), max(numbers)) if numbers else (0.0, 100.0)
+        self.low, self.high = self.range
+        self.guess: float | None = None
+
+    def act(self, observation, turn, solution):
+        if self.guess is None:
+            self.guess = self.low + (1 if self.integral and self.high - self.low > 2 else 0)
+        else:
+            higher, lower = _HIGHER.search(observation), _LOWER.search(observation)
+            if higher and not lower:
+                self.low = self.guess + (1 if self.integral else 0)
+            elif lower and not higher:
+                self.high = self.guess - (1 if self.integral else 0)
+            else:  # no direction: walk up
+                self.low = self.guess + (1 if self.integral else 0)
+            if self.high < self.low:
+                self.low, self.high = self.range
+            middle = (self.low + self.high) / 2
+            self.guess = float(int(middle)) if self.integral else middle
+        return boxed(_render(self.guess))
+
+
+class Enumeration(Policy):
+    """*consistent enumeration*: retry distinct candidates from the screen and from every
+    feedback so far, those shaped like the answers of other seeds first, never repeating one."""
+
+    def __init__(self, rng, prior: Prior):
+        super().__init__(rng)
+        self.shapes = prior.shapes()
+        self.known = prior.frequent_solutions()
+        self.tried: set[str] = set()
+        self.pool: list[str] = []
+
+    def act(self, observation, turn, solution):
+        for candidate in all_candidates(observation):
+            if candidate not in self.pool:
+                self.pool.append(candidate)
+        fresh = [c for c in self.pool if c not in self.tried]
+        fitting = [c for c in fresh if shape(c) in self.shapes]
+        # Known answers that the screen shows come first: a game that lists its answer
+        # among a few options lets a script pick by frequency.
+        shown = [c for c in fitting if c in self.known]
+        choice = (shown or fitting or fresh or [self.rng.choice(WORDS)])[0]
+        self.tried.add(choice)
+        return boxed(choice)
+
+
+class CopyEvery(Policy):
+    """*copy*: every number and token of the first observation, in order, one per turn."""
+
+    def __init__(self, rng, prior: Prior | None = None):
+        super().__init__(rng)
+
+    def begin(self, observation):
+        self.candidates = all_candidates(observation) or ["0"]
+
+    def act(self, observation, turn, solution):
+        return boxed(self.candidates[turn % len(self.candidates)])
+
+
+# ----------------------------------------------------------------------------- registry
+
+#: What each policy does, for messages.
+DESCRIPTIONS = {
+    "oracle": "answers \\boxed{<solution()>}",
+    "actions": "plays fixed actions",
+    "random_numbers": "boxes random numbers",
+    "random_words": "boxes random common words",
+    "empty": "sends empty answers",
+    "copy": "boxes a token copied from the observation",
+    "repeat": "repeats one guess copied from the observation",
+    "prior": "answers the most frequent solutions of other seeds, in turn",
+    "blind_script": "replays the privileged policy's most common action per turn on other seeds",
+    "bisection": "bisects the numeric range on higher/lower feedback",
+    "enumeration": "retries distinct candidates from the screen and the feedback, answer-shaped first",
+    "copy_every": "answers every token of the first observation in turn",
+}
+
+_SIMPLE: dict[str, Callable[..., Policy]] = {
+    "oracle": Oracle, "actions": FixedActions, "random_numbers": RandomNumbers, "random_words": RandomWords,
+    "empty": Empty, "copy": CopyRandom, "repeat": RepeatOne,
+}
+_INFORMED: dict[str, Callable[..., Policy]] = {
+    "prior": PriorAnswers, "blind_script": BlindScript, "bisection": Bisection, "enumeration": Enumeration,
+    "copy_every": CopyEvery,
+}
+#: The shortcut zoo, in the order reports list it.
+SHORTCUT_BASELINES: tuple[str, ...] = tuple(_INFORMED)
+KINDS = frozenset(_SIMPLE) | frozenset(_INFORMED)
+
+
+def label(spec: dict | str) -> str:
+    kind = spec if isinstance(spec, str) else spec.get("kind", "?")
+    return f"{kind} ({DESCRIPTIONS[kind]})" if kind in DESCRIPTIONS else str(kind)
+
+
+def make_policy(spec: dict, episode_seed: int, prior: Prior | None = None, *, run_seed: int = 0) -> Policy:
+    """Build a policy from a spec such as ``{"kind": "random_numbers", "high": 50}``.
+
+    Its RNG is drawn from the policy, the episode's seed and the validation run's seed, so
+    random baselines differ from run to run but replay exactly within one.
+    """
+    spec = dict(spec)
+    kind = spec.pop("kind", None)
+    rng = random.Random(f"{kind}:{spec.pop('seed', 0)}:{run_seed}:{episode_seed}")
+    if kind in _SIMPLE:
+        return _SIMPLE[kind](rng, **spec)
+    if kind in _INFORMED:
+        return _INFORMED[kind](rng, prior or Prior())
+    raise ValueError(f"unknown probe policy {kind!r}; known: {', '.join(sorted(KINDS))}")
