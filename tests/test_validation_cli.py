@@ -14,6 +14,8 @@ from click.testing import CliRunner
 from conftest import BENIGN_DIR, GUESS_SOURCE, PROGRAMS
 from spade_gym.cli import main
 from spade_gym.registry import Suite, register_suite
+from spade_gym.validation import CHECK_NAMES
+from spade_gym.validation.context import draw_seeds
 
 BROKEN_DIR = PROGRAMS / "broken"
 
@@ -55,19 +57,23 @@ def test_validate_json_over_a_directory(runner, tmp_path):
     reports = json.loads(result.stdout)
     assert [Path(r["path"]).name for r in reports] == ["bad.py", "good.py"]
     assert [r["valid"] for r in reports] == [False, True]
-    assert reports[0]["summary"].startswith("INVALID") and len(reports[1]["checks"]) == 13
+    assert reports[0]["summary"].startswith("INVALID") and len(reports[1]["checks"]) == len(CHECK_NAMES)
 
 
 def test_validate_hint_leak_exits_1(runner):
     from spade_gym.sandbox import ProgramHandle
 
+    seed = draw_seeds(5, 16)[0]  # the first probe seed of run seed 5
     with ProgramHandle(GUESS_SOURCE) as handle:
-        handle.reset(seed=0)
+        handle.reset(seed=seed)
         answer = handle.solution()
-    result = runner.invoke(main, ["validate", str(BENIGN_DIR / "guess_number.py"), "--hint", f"say {answer}", "--json"])
+    result = runner.invoke(main, ["validate", str(BENIGN_DIR / "guess_number.py"), "--hint", f"say {answer}", "--json",
+                                  "--seed", "5"])
     assert result.exit_code == 1
-    hint = next(c for c in json.loads(result.stdout)[0]["checks"] if c["name"] == "hint")
-    assert not hint["passed"] and "contains the solution of seed 0" in hint["message"]
+    report = json.loads(result.stdout)[0]
+    hint = next(c for c in report["checks"] if c["name"] == "hint")
+    assert not hint["passed"] and f"contains the solution of seed {seed}" in hint["message"]
+    assert report["details"]["run_seed"] == 5
 
 
 @pytest.mark.parametrize("args", [["/no/such/file.py"], [], ["--workers", "0", "x.py"], ["EMPTY_DIR"]])
@@ -107,7 +113,7 @@ def test_import_registers_valid_programs_with_cards(runner, tmp_path):
     assert emoji.hint.startswith("The sequence has")  # the program's own hint() on the first seed
     assert hunt.provenance["source"] == "import" and hunt.provenance["file"] == guess.name
     assert hunt.provenance["designer"] == "unknown model (import)" and hunt.provenance["imported"]
-    assert hunt.validation["valid"] is True and len(hunt.validation["checks"]) == 13
+    assert hunt.validation["valid"] is True and len(hunt.validation["checks"]) == len(CHECK_NAMES)
 
     assert "spade/HuntCards-v0" in register_suite(suite_dir)
     env = gym.make("spade/HuntCards-v0")

@@ -41,7 +41,8 @@ def read_program(path: Path) -> str:
         raise click.UsageError(f"cannot read {path}: {exc.strerror}") from None
 
 
-def run_with_progress(sources: dict[str, str], *, hints=None, suite=None, workers=None, label="Validating"):
+def run_with_progress(sources: dict[str, str], *, hints=None, suite=None, workers=None, label="Validating",
+                      config=None):
     """``validate_many`` with a progress bar on stderr when there is more than one program."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -53,7 +54,7 @@ def run_with_progress(sources: dict[str, str], *, hints=None, suite=None, worker
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True, disable=not show) as progress:
         task = progress.add_task(label, total=len(sources))
-        return validate_many(sources, hints=hints, suite=suite, workers=workers,
+        return validate_many(sources, hints=hints, suite=suite, workers=workers, config=config,
                              on_done=lambda index, report: progress.advance(task))
 
 
@@ -72,15 +73,19 @@ def display_path(path: Path) -> str:
               help="Also check novelty against the environments of this suite directory.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Programs validated in parallel (default: twice the CPU cores).")
+@click.option("--seed", type=int, default=None,
+              help="Run seed the probe seeds are drawn from (default: a fresh one per run, printed in the "
+                   "report); give a report's seed to replay its validation exactly.")
 @click.option("--json", "as_json", is_flag=True, help="Print the full reports as JSON.")
 @handle_errors
-def command(paths, hint, suite, workers, as_json):
+def command(paths, hint, suite, workers, seed, as_json):
     """Validate environment programs: files, or directories of *.py files.
 
-    Runs every check (static, load, contract under fuzzing, termination, determinism,
-    diversity, solvability, non-triviality, hint, gymnasium, novelty, cost, difficulty)
-    in the sandbox. Exit status: 0 if all programs are valid, 1 if any is invalid,
-    2 on usage errors.
+    Runs every check (static, load, contract under fuzzing, termination, episode end,
+    determinism, diversity, distinct solutions, solvability, non-triviality, difficulty,
+    shortcut baselines, informative, levels, hint, info leak, gymnasium, novelty, cost)
+    in the sandbox, on probe seeds drawn afresh for each run (see --seed). Exit status: 0 if
+    all programs are valid, 1 if any is invalid, 2 on usage errors.
 
     \b
     Example:
@@ -90,7 +95,10 @@ def command(paths, hint, suite, workers, as_json):
     files = collect_programs(paths)
     sources = {display_path(f): read_program(f) for f in files}
     hints = {name: hint for name in sources} if hint is not None else None
-    reports = run_with_progress(sources, hints=hints, suite=suite, workers=workers)
+    from spade_gym.validation import ValidationConfig
+
+    config = ValidationConfig(seed=seed) if seed is not None else None
+    reports = run_with_progress(sources, hints=hints, suite=suite, workers=workers, config=config)
     invalid = sum(not r.valid for r in reports)
     if as_json:
         echo_json([{"path": path, **report.to_dict()} for path, report in zip(sources, reports)])
@@ -107,8 +115,8 @@ def _print_reports(paths: list[str], reports) -> None:
     console = Console()
     if len(reports) == 1:
         report = reports[0]
-        table = Table(title=safe_markup(f"{paths[0]} ({report.details.get('class_name') or 'no environment class'})",
-                                         newlines=False))
+        table = Table(title=safe_markup(f"{paths[0]} ({report.details.get('class_name') or 'no environment class'}, "
+                                        f"seed {report.run_seed})", newlines=False))
         for column in ("check", "result", "message", "time"):
             table.add_column(column, overflow="fold")
         for check in report.checks:
@@ -130,5 +138,7 @@ def _print_reports(paths: list[str], reports) -> None:
         if not report.valid:
             console.print(f"\n[bold]{safe_markup(path)}[/bold]")
             console.print(safe_markup(report.summary()), highlight=False)
+        for warning in report.warnings:
+            console.print(f"[yellow]warning[/yellow] {safe_markup(path)}: {safe_markup(warning)}", highlight=False)
     valid = sum(r.valid for r in reports)
     console.print(f"\n{valid} of {len(reports)} valid.", style="green" if valid == len(reports) else "red")
