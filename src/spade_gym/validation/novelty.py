@@ -170,6 +170,12 @@ class NoveltyVerdict:
         return data
 
 
+def sha256_text(source: str) -> str:
+    from spade_gym.registry import sha256_text as digest
+
+    return digest(source)
+
+
 def registered_suites() -> list:
     """Every suite directory with a registered spade-gym environment (bundled + ``$SPADE_GYM_SUITES``)."""
     from spade_gym.registry import Suite
@@ -179,7 +185,8 @@ def registered_suites() -> list:
     return [Suite(d) for d in directories]
 
 
-def _sources(suites: Iterable, skipped: list[tuple[str, str]]) -> list[tuple[str, Fingerprint, Any]]:
+def _sources(suites: Iterable, skipped: list[tuple[str, str]],
+             exclude_sha256: str | None = None) -> list[tuple[str, Fingerprint, Any]]:
     out = []
     for suite in suites:
         try:
@@ -188,6 +195,8 @@ def _sources(suites: Iterable, skipped: list[tuple[str, str]]) -> list[tuple[str
             skipped.append((str(getattr(suite, "path", suite)), f"{type(exc).__name__}: {exc}"[:200]))
             continue
         for entry in entries:
+            if exclude_sha256 is not None and entry.card.sha256 == exclude_sha256:
+                continue
             try:
                 out.append((entry.id, entry_fingerprint(entry), entry))
             except Exception as exc:  # noqa: BLE001 - reported, never dropped silently
@@ -198,17 +207,19 @@ def _sources(suites: Iterable, skipped: list[tuple[str, str]]) -> list[tuple[str
 def check_novelty(source: str, *, suites: Iterable | None = None, batch: Mapping[str, str] | None = None,
                   exclude_ids: Iterable[str] = (), code_threshold: float = 0.95,
                   combined_threshold: float = 0.85, behaviour: bool = True,
-                  signature: dict | None = None) -> NoveltyVerdict:
+                  signature: dict | None = None, exclude_identical: bool = False) -> NoveltyVerdict:
     """Compare ``source`` with every entry of ``suites`` (default: every registered suite) and
     with each program of ``batch`` (name -> source), by code and by behaviour.
 
     Usable on its own (self-play calls it for each design of a batch against the others);
-    the ``novelty`` validation check calls it with the suite it was given.
+    the ``novelty`` validation check calls it with the suite it was given, and with
+    ``exclude_identical`` (registering a program a suite already holds is idempotent there).
     """
     skipped: list[tuple[str, str]] = []
     mine = fingerprint(source)
     excluded = set(exclude_ids)
-    candidates = [c for c in _sources(registered_suites() if suites is None else suites, skipped)
+    own_sha = sha256_text(source) if exclude_identical else None
+    candidates = [c for c in _sources(registered_suites() if suites is None else suites, skipped, own_sha)
                   if c[0] not in excluded]
     for name, other in (batch or {}).items():
         try:

@@ -21,7 +21,7 @@ def check_novelty(ctx: Context) -> Outcome:
     suite = ctx.suite if isinstance(ctx.suite, Suite) else Suite(ctx.suite)
     verdict = compare(ctx.source, suites=[suite], code_threshold=ctx.config.novelty_threshold,
                       combined_threshold=ctx.config.novelty_combined_threshold,
-                      behaviour=ctx.config.novelty_behaviour)
+                      behaviour=ctx.config.novelty_behaviour, exclude_identical=True)
     details = {"fingerprint": fp.exact[:16], **verdict.to_dict()}
     skipped = ""
     if verdict.skipped:
