@@ -171,6 +171,15 @@ def _transformers(config: "AgentConfig") -> Agent:
                              batch_size=config.concurrency, seed=config.seed)
 
 
+def _baselines(config: "AgentConfig") -> Agent:
+    from spade_gym.agents.baselines import BaselinesAgent
+
+    try:
+        return BaselinesAgent(config.model, seed=config.seed)
+    except ValueError as exc:
+        raise ConfigError(f"--agent baselines --model: {exc}") from None
+
+
 @dataclass(frozen=True)
 class AgentKind:
     """One kind of agent ``spade-gym eval`` can build, and what it needs.
@@ -193,6 +202,8 @@ AGENTS: dict[str, AgentKind] = {
     "openai": AgentKind(_openai, model="the served model name", needs_base_url=True, default_max_tokens=2048),
     "oracle": AgentKind(_oracle),
     "random": AgentKind(_random, seeded=True),
+    # The validator's shortcut zoo; --model optionally names one baseline.
+    "baselines": AgentKind(_baselines, seeded=True),
 }
 AGENT_KINDS = tuple(AGENTS)
 

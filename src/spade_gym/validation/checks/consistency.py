@@ -6,7 +6,7 @@ import math
 import random
 
 from spade_gym.validation.checks import check
-from spade_gym.validation.context import ORACLE, Abort, Context, Outcome, most_common_share
+from spade_gym.validation.context import ORACLE, REPLAY_BASELINE, Abort, Context, Outcome, most_common_share
 from spade_gym.validation.episodes import Episode
 from spade_gym.validation.messages import Problem, describe_error, excerpt, format_problems
 
@@ -38,12 +38,13 @@ def first_difference(a: Episode, b: Episode, *, steps: bool = True) -> tuple[str
     return "step", "the step results (observations, rewards or info) differed"
 
 
-def _long_run(ctx: Context) -> tuple[int, list[Episode]]:
+def _long_run(ctx: Context) -> tuple[int, dict[str, list[Episode]]]:
     """Reset instance 0 of the main worker a number of times drawn from the run seed, then
-    replay the privileged policy there: behaviour kept good for the first N resets only shows."""
+    replay the privileged policy and a wrong-answer baseline there: behaviour kept good for the
+    first N resets only shows."""
     high = ctx.config.long_run_resets
     if high <= 0:
-        return 0, []
+        return 0, {}
     resets = random.Random(f"long-run:{ctx.run_seed}").randint(max(1, high // 4), high)
     seeds = ctx.seeds[:LONG_RUN_SEEDS]
     done = 0
@@ -60,8 +61,10 @@ def _long_run(ctx: Context) -> tuple[int, list[Episode]]:
             raise Abort(f"reset() failed after {done} resets in one instance: {describe_error(failed['error'])}",
                         {"kind": getattr(failed["error"], "kind", "program")})
         done += chunk
-    jobs = ctx.jobs(ORACLE, seeds)
-    return resets, ctx.play(ctx.handle, jobs, max_steps=ctx.turn_limit, what="replaying after many resets", slots=1)
+    jobs = ctx.jobs(ORACLE, seeds) + ctx.jobs(REPLAY_BASELINE, seeds)
+    episodes = ctx.play(ctx.handle, jobs, max_steps=ctx.turn_limit, what="replaying after many resets", slots=1)
+    return resets, {"oracle": [e for e in episodes if e.policy == "oracle"],
+                    "random_words": [e for e in episodes if e.policy == "random_words"]}
 
 
 @check("determinism", order=50)
@@ -89,8 +92,13 @@ def check_determinism(ctx: Context) -> Outcome:
         ("a second run in the same worker", "oracle", oracle, again),
         ("a fresh worker", "oracle", oracle, fresh["oracle"]),
         ("a fresh worker", "random_words", ctx.baselines().get("random_words", []), fresh["random_words"]),
-        (f"the same instance after {resets} resets", "oracle", oracle[:len(long_run)], long_run),
     ]
+    for policy, replayed in long_run.items():
+        first = oracle if policy == "oracle" else ctx.baselines().get(policy, [])
+        by_seed = {e.seed: e for e in first}
+        comparisons.append((f"the same instance after {resets} resets", policy,
+                            [by_seed[e.seed] for e in replayed if e.seed in by_seed],
+                            [e for e in replayed if e.seed in by_seed]))
     for label, policy, first, second in comparisons:
         for a, b in zip(first, second):
             if a.error is not None or b.error is not None:

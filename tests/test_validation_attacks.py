@@ -1,0 +1,273 @@
+"""The validator as a reward model under attack: each hole a designer could be optimised into.
+
+Every test here is a program (or a compromised worker) that the previous validator
+accepted: probes played inside the program's own worker, fixed seeds 0..15, a verbatim-only
+hint check, no look at ``info``, no constant-answer, clock, long-run or degenerate-input
+handling.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import GUESS_SOURCE
+from spade_gym.errors import ProtocolError
+from spade_gym.sandbox import ProgramHandle
+from spade_gym.validation import ValidationConfig, validate_source
+from spade_gym.validation import episodes as episodes_module
+from spade_gym.validation.context import draw_seeds
+from spade_gym.validation.leaks import leaks, normalise, spell_out_numbers
+
+SMALL = ValidationConfig(seeds=8, fuzz_examples=8, cost_samples=3, seed=11, long_run_resets=40)
+
+# A sound guessing game (1..5000, six guesses, higher/lower): the base the attacks modify.
+GAME = '''
+import random
+import re
+
+
+class VaultGuessEnv:
+    def __init__(self, max_turns=6, **kwargs):
+        self.max_turns = max_turns
+        self.reset()
+
+    def reset(self, seed=None):
+        self.seed = seed or 0
+        self._secret = random.Random(seed).randint(1000, 5000)
+        self.turns = 0
+        return "A vault code from 1000 to 5000; six tries, told higher or lower. \\\\boxed{code}", {}
+
+    def solution(self):
+        return str(self._secret)
+
+    def hint(self):
+        return HINT
+
+    def step(self, action):
+        self.turns += 1
+        m = re.search(r"\\\\boxed\\{\\s*(-?\\d{1,6})\\s*\\}", action)
+        guess = int(m.group(1)) if m else None
+        if guess == self._secret:
+            return "Open.", 1.0, True, False, {}
+        if self.turns >= self.max_turns:
+            return "Locked out.", 0.0, False, True, {}
+        word = "higher" if guess is not None and guess < self._secret else "lower"
+        return f"No, {word}.", 0.0, False, False, INFO
+'''
+
+
+def game(hint: str = '"Each answer halves what is left."', info: str = "{}", **replace: str) -> str:
+    source = GAME.replace("HINT", hint).replace("INFO", info)
+    for old, new in replace.items():
+        assert old.replace("_", " ") in source or old in source
+        source = source.replace(old, new)
+    return source
+
+
+def test_the_base_game_is_valid():
+    report = validate_source(game(), config=SMALL)
+    assert report.valid, report.summary()
+
+
+# ----------------------------------------------------------------------------- forged probes
+
+
+def test_the_worker_has_no_episode_op_to_forge():
+    """Probes used to run inside the worker, which then reported its own verdicts."""
+    with ProgramHandle(GUESS_SOURCE) as handle:
+        with pytest.raises(Exception, match="unknown request"):
+            handle._call({"op": "episodes", "i": 0, "seeds": [0], "policy": {"kind": "oracle"}, "max_steps": 3},
+                         "episodes")
+
+
+def test_a_worker_that_forges_wins_for_every_action_is_rejected(monkeypatch):
+    """An escaped program controls every reply of its worker. Host-driven probes leave it one
+    lie per call: claiming every step is a win makes a game any answer wins, which the
+    baselines then win."""
+    real = ProgramHandle.batch
+
+    def forged(self, items, timeout=None):
+        results = real(self, items, timeout=timeout)
+        for item, result in zip(items, results):
+            if item.get("op") == "step" and result.get("ok"):
+                result["result"] = ["You win!", 1.0, True, False, {}]
+        return results
+
+    monkeypatch.setattr(ProgramHandle, "batch", forged)
+    report = validate_source(game(), config=SMALL.replace(checks=("static", "load", "non_triviality", "shortcut")))
+    assert not report.valid
+    assert {c.name for c in report.failures} >= {"non_triviality", "shortcut"}, report.summary()
+
+
+def test_malformed_raw_results_are_program_failures_not_verdicts():
+    with pytest.raises(ProtocolError):
+        episodes_module._step_result(["obs", float("nan"), True, False, {}])
+    with pytest.raises(ProtocolError):
+        episodes_module._step_result(["obs", 1.0, "yes", False, {}])
+    with pytest.raises(ProtocolError):
+        episodes_module._step_result([b"obs", 1.0, True, False, {}])
+
+
+# ----------------------------------------------------------------------------- predictable seeds
+
+
+def test_probe_seeds_are_fresh_per_run_and_recorded():
+    first = validate_source(GUESS_SOURCE, config=SMALL.replace(seed=None, checks=("static", "load")))
+    second = validate_source(GUESS_SOURCE, config=SMALL.replace(seed=None, checks=("static", "load")))
+    assert first.run_seed != second.run_seed
+    assert draw_seeds(first.run_seed, 8) != draw_seeds(second.run_seed, 8)
+    assert not set(draw_seeds(first.run_seed, 16)) & set(range(16))
+
+
+def test_a_program_that_misbehaves_off_the_old_fixed_seeds_is_caught():
+    """Leaks the answer through hint() only on seeds the old validator never used (>= 16)."""
+    source = game(hint='f"Try {self._secret}." if self.seed >= 16 else "Halve the range."')
+    report = validate_source(source, config=SMALL)
+    assert [c.name for c in report.failures] == ["hint"], report.summary()
+
+
+def test_a_program_that_changes_after_many_resets_is_caught():
+    """Behaves for the first 25 resets of an instance (validation's old budget), then lets any
+    answer win."""
+    source = game().replace("        self.seed = seed or 0\n",
+                            "        self.seed = seed or 0\n        global RESETS\n        RESETS += 1\n")
+    source = source.replace("class VaultGuessEnv:", "RESETS = 0\n\n\nclass VaultGuessEnv:")
+    source = source.replace("        if guess == self._secret:", "        if guess == self._secret or RESETS > 25:")
+    report = validate_source(source, config=SMALL.replace(long_run_resets=100))
+    assert "determinism" in [c.name for c in report.failures], report.summary()
+    assert "after" in report.check("determinism").message and "resets" in report.check("determinism").message
+
+
+def test_a_program_that_reads_the_clock_is_rejected():
+    """Could behave one way under fast probes and another for a slow agent."""
+    source = "import time\n" + game().replace("        if guess == self._secret:",
+                                              "        if guess == self._secret or time.time() % 7 < 1:")
+    report = validate_source(source, config=SMALL)
+    assert report.failures[0].name == "static" and "reads the clock" in report.failures[0].message
+
+
+# ----------------------------------------------------------------------------- leaks in other spellings
+
+
+@pytest.mark.parametrize("spelling", [
+    "It starts {d[0]}-{d[1]}-{d[2]}-{d[3]}.", "Think of the {n}th house.", "Roughly {n:,} coins.",
+    "The digits are {d[0]} {d[1]} {d[2]} {d[3]}.", "Exactly {words}.",
+])
+def test_hint_leaks_in_other_spellings_are_caught(spelling):
+    seed = draw_seeds(SMALL.seed, SMALL.seeds)[0]
+    with ProgramHandle(game()) as handle:
+        handle.reset(seed=seed)
+        answer = int(handle.solution())
+    digits = str(answer)
+    text = spelling.format(d=digits, n=answer, words=_spell(answer))
+    report = validate_source(game(), hint=text, config=SMALL.replace(checks=("static", "load", "hint")))
+    assert [c.name for c in report.failures] == ["hint"], (text, report.summary())
+    assert f"contains the solution of seed {seed}" in report.check("hint").message
+
+
+_ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen " \
+        "seventeen eighteen nineteen".split()
+_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def _spell(n: int) -> str:
+    parts = []
+    if n >= 1000:
+        parts.append(f"{_ONES[n // 1000]} thousand")
+        n %= 1000
+    if n >= 100:
+        parts.append(f"{_ONES[n // 100]} hundred")
+        n %= 100
+    if n >= 20:
+        parts.append(_TENS[n // 10] + (f"-{_ONES[n % 10]}" if n % 10 else ""))
+    elif n:
+        parts.append(_ONES[n])
+    return " ".join(parts) or "zero"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=100, max_value=19999))
+def test_spelled_and_separated_numbers_normalise_to_digits(n):
+    assert leaks(f"it is {_spell(n)} today", str(n))
+    assert leaks("-".join(str(n)) + " is it", str(n))
+    assert spell_out_numbers(_spell(n)) == str(n)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=100, max_value=9999), st.integers(min_value=100, max_value=9999))
+def test_other_numbers_do_not_count_as_leaks(n, m):
+    if n != m:
+        assert not leaks(f"the vault has {m} doors and {_spell(m)} keys", str(n))
+
+
+def test_normal_form_examples():
+    assert normalise("The 4821st, 4,821 or four thousand eight hundred twenty-one") == "the 4821, 4821 or 4821"
+    assert normalise("C-A-T") == "cat"
+
+
+def test_the_answer_in_info_is_caught():
+    report = validate_source(game(info='{"left": self._secret - 0}'), config=SMALL)
+    assert [c.name for c in report.failures] == ["info_leak"], report.summary()
+    assert "step() info at turn 1 holds info['left']" in report.check("info_leak").message
+
+
+def test_a_counter_in_info_is_not_a_leak():
+    report = validate_source(game(info='{"turn": self.turns}'), config=SMALL)
+    assert report.valid, report.summary()
+
+
+# ----------------------------------------------------------------------------- wins without an answer
+
+
+def test_a_win_for_unboxed_text_is_rejected():
+    """A backdoor: any reply without a box wins (an LLM that rambles gets reward)."""
+    source = game().replace("        if guess == self._secret:",
+                            "        if guess == self._secret or '\\\\boxed' not in action:")
+    report = validate_source(source, config=SMALL)
+    assert "contract" in [c.name for c in report.failures], report.summary()
+    assert "though it gives no answer" in report.check("contract").message
+
+
+def test_a_win_for_an_empty_box_is_rejected():
+    source = game().replace("        if guess == self._secret:",
+                            "        if guess == self._secret or action.strip() == '\\\\boxed{}':")
+    report = validate_source(source, config=SMALL)
+    assert "contract" in [c.name for c in report.failures], report.summary()
+
+
+# ----------------------------------------------------------------------------- degenerate inputs
+
+
+def test_int_string_limit_on_a_5000_digit_number_is_a_warning_not_a_rejection():
+    """int() of a 5,000-digit string raises ValueError (Python's limit): sound programs do it."""
+    source = game().replace('m = re.search(r"\\\\boxed\\{\\s*(-?\\d{1,6})\\s*\\}", action)',
+                            'm = re.search(r"\\\\boxed\\{\\s*(-?\\d+)\\s*\\}", action)')
+    report = validate_source(source, config=SMALL)
+    assert report.valid, report.summary()
+    assert any("degenerate" in w or "Exceeds the limit" in w or "int" in w for w in report.warnings), report.warnings
+
+
+def test_an_exception_on_a_realistic_input_still_rejects():
+    source = game().replace("        guess = int(m.group(1)) if m else None", "        guess = int(m.group(1))")
+    report = validate_source(source, config=SMALL)
+    assert "contract" in [c.name for c in report.failures], report.summary()
+
+
+# ----------------------------------------------------------------------------- deadlines
+
+
+def test_slow_but_legal_steps_cannot_run_past_the_backstop():
+    """Each step costs ~0.15 s (legal, under the per-call deadline): the run must stop at its
+    budget, not between checks."""
+    source = game().replace("        self.turns += 1\n",
+                            "        self.turns += 1\n        x = 0\n        for i in range(700_000):\n"
+                            "            x += i\n")
+    start = time.monotonic()
+    report = validate_source(source, config=SMALL.replace(max_seconds=4.0, probe_call_allowance=1.0))
+    elapsed = time.monotonic() - start
+    assert not report.valid and elapsed < 4.0 + 3.5, (elapsed, report.summary())
+    assert "time limit" in report.summary() or "too slow" in report.summary()
