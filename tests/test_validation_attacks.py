@@ -78,10 +78,12 @@ def test_the_base_game_is_valid():
 
 def test_the_worker_has_no_episode_op_to_forge():
     """Probes used to run inside the worker, which then reported its own verdicts."""
-    with ProgramHandle(GUESS_SOURCE) as handle:
-        with pytest.raises(Exception, match="unknown request"):
-            handle._call({"op": "episodes", "i": 0, "seeds": [0], "policy": {"kind": "oracle"}, "max_steps": 3},
-                         "episodes")
+    from spade_gym.sandbox import protocol
+
+    assert not hasattr(ProgramHandle, "episodes")
+    with pytest.raises(protocol.ReplyRejected, match="unknown request 'episodes'"):
+        protocol.decode_request({"op": "episodes", "i": 0, "seeds": [0], "policy": {"kind": "oracle"},
+                                 "max_steps": 3})
 
 
 def test_a_worker_that_forges_wins_for_every_action_is_rejected(monkeypatch):

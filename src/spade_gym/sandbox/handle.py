@@ -197,16 +197,6 @@ class ProgramHandle:
 
         return worker.receive("batch", decode, items=len(records))
 
-    def episodes(self, seeds: list[int], policy: dict, *, max_steps: int, index: int = 0,
-                 record: bool = False, timeout: float | None = None) -> list[dict]:
-        """Play whole episodes inside the worker with a probe policy (see ``worker_episodes.py``)."""
-        if timeout is None:
-            timeout = self.limits.call_timeout * (max_steps + 4) * max(1, len(seeds))
-        request = p.Episodes(index, tuple(seeds), policy, int(max_steps), record)
-        per_episode = 64 * 1024 * (1 + (max_steps if record else 0) // 2)
-        return self._call(request, f"episodes with policy {policy.get('kind')!r}", _episodes_reply,
-                          restart=True, timeout=timeout, max_bytes=min(16 << 20, per_episode * max(1, len(seeds))))
-
 
 def _decode_tools(value) -> list[dict]:
     from spade_gym.sandbox.tooluse import check_tool_list
@@ -215,12 +205,6 @@ def _decode_tools(value) -> list[dict]:
         return check_tool_list(value)
     except ValueError as exc:
         raise p.ReplyRejected(f"malformed tool schemas ({exc})") from None
-
-
-def _episodes_reply(value):
-    if type(value) is not list:
-        raise p.ReplyRejected("episodes reply must be a list")
-    return value
 
 
 __all__ = ["ProgramHandle", "SandboxError"]

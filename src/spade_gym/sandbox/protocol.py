@@ -61,7 +61,6 @@ class Op(str, enum.Enum):
     BATCH = "batch"
     CONFIGURE = "configure"
     PING = "ping"
-    EPISODES = "episodes"  # in-worker probe episodes (validation's former path)
 
 
 @dataclass(slots=True)
@@ -124,16 +123,6 @@ class Ping:
     op: ClassVar[Op] = Op.PING
 
 
-@dataclass(slots=True)
-class Episodes:
-    op: ClassVar[Op] = Op.EPISODES
-    i: int
-    seeds: tuple
-    policy: dict
-    max_steps: int
-    record: bool = False
-
-
 #: The calls a batch may carry: one per live instance, in one round-trip.
 BatchItem = Union[Reset, Step, Solution, Hint]
 
@@ -144,9 +133,9 @@ class Batch:
     items: tuple
 
 
-Request = Union[Load, Reset, Step, Solution, Hint, Tools, Close, Configure, Ping, Episodes, Batch]
+Request = Union[Load, Reset, Step, Solution, Hint, Tools, Close, Configure, Ping, Batch]
 _BY_OP: dict[str, type] = {cls.op.value: cls for cls in (Load, Reset, Step, Solution, Hint, Tools, Close, Configure,
-                                                         Ping, Episodes, Batch)}
+                                                         Ping, Batch)}
 
 
 def encode_request(request) -> dict:
@@ -207,8 +196,6 @@ def decode_request(wire) -> Request:
         if not isinstance(args.get("source"), str) or not isinstance(args.get("kwargs", {}), dict):
             raise ReplyRejected("load needs a source str and a kwargs object")
         _int(args.get("count", 1), "count", 1, 4096)
-    if cls is Episodes:
-        args["seeds"] = tuple(args.get("seeds") or ())
     try:
         return cls(**args)
     except TypeError as exc:

@@ -49,15 +49,6 @@ HANDLERS = {
 }
 
 
-def _episodes(runtime, request):
-    from spade_gym.sandbox.worker_episodes import run_episodes
-
-    return run_episodes(runtime, request)
-
-
-HANDLERS[p.Episodes] = _episodes
-
-
 def serve(sock: socket.socket, limits: Limits, hello: p.Hello) -> None:
     """Answer requests from the host until it hangs up."""
     deadline.install_signal_handlers()

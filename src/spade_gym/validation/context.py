@@ -143,9 +143,13 @@ class Context:
 
     def open_handle(self, *, strict: bool = False, kwargs: dict | None = None,
                     slots: int | None = None) -> ProgramHandle:
+        left = self.remaining()
+        if left <= 0:
+            raise Abort(f"starting a worker: validation stopped after {self.config.max_seconds:g} s (its time "
+                        f"limit); the program is far too slow", {"kind": "slow"})
         handle = ProgramHandle(self.source, kwargs=dict(self.config.program_kwargs if kwargs is None else kwargs),
                                limits=self.config.limits, strict_info=strict,
-                               count=min(slots or self.config.probe_slots, self.config.probe_slots))
+                               count=min(slots or self.config.probe_slots, self.config.probe_slots), timeout=left)
         self._handles.append(handle)
         return handle
 
