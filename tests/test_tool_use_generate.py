@@ -122,3 +122,26 @@ def test_a_design_of_the_wrong_kind_is_sent_back_for_repair(tmp_path):
 def test_generate_cli_help_lists_the_tool_use_skills():
     output = CliRunner().invoke(main, ["generate", "--help"]).output
     assert "--kind" in output and "Multi-Step Workflows" in output
+
+
+def test_a_sound_tool_use_design_is_validated_and_registered(tmp_path):
+    import gymnasium as gym
+
+    from spade_gym.registry import Suite, register_suite
+    from spade_gym.validation import ValidationConfig
+
+    log = tmp_path / "designs.jsonl"
+    log.write_text(json.dumps({"completion": completion(TOOL_PROGRAM), "skill": "State Modification"}) + "\n")
+    config = GenerateConfig(n=1, kind="tool-use", skills=("State Modification",), attempts=1, concurrency=1)
+    summary = GenerationPipeline(ReplayBackend(log), tmp_path / "s", config,
+                                 validation_config=ValidationConfig(seeds=6)).run()
+    assert summary.results[0].accepted, summary.results[0].last_summary
+    (entry,) = Suite(tmp_path / "s").entries()
+    card = entry.card
+    assert card.kind == "tool-use" and card.skill == "State Modification"
+    assert card.provenance["prompt_version"].startswith("spade-tool-designer") and card.multi_turn
+    register_suite(tmp_path / "s")
+    env = gym.make(entry.id)
+    _, info = env.reset(seed=0)
+    assert [t["function"]["name"] for t in info["tools"]][:2] == ["pwd", "ls"]
+    env.close()

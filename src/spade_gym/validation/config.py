@@ -14,11 +14,12 @@ from spade_gym.errors import ConfigError
 from spade_gym.sandbox.limits import Limits
 from spade_gym.validation.policies import SHORTCUT_BASELINES
 
-def check_names() -> tuple[str, ...]:
-    """Every registered check, in run order (the registry in ``validation.checks`` is the one list)."""
+def check_names(kind: str | None = None) -> tuple[str, ...]:
+    """Every registered check, in run order (the registry in ``validation.checks`` is the one list);
+    with ``kind`` (``"game"``, ``"tool-use"``), the checks a program of that kind gets."""
     from spade_gym.validation.checks import registered
 
-    return tuple(spec.name for spec in registered())
+    return tuple(spec.name for spec in registered() if kind is None or kind in spec.kinds)
 
 
 def fatal_check_names() -> tuple[str, ...]:

@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from spade_gym.contract import DEFAULT_MAX_TURNS
+from spade_gym.contract import DEFAULT_MAX_TURNS, GAME_KIND, TOOL_USE_KIND, program_kind
 from spade_gym.errors import SandboxError
 from spade_gym.sandbox import ProgramHandle
 from spade_gym.validation.config import ValidationConfig
@@ -126,6 +126,10 @@ class Context:
     _proven: set = field(default_factory=set)
 
     def __post_init__(self) -> None:
+        #: ``"game"`` or ``"tool-use"``, read from the program text: it decides which checks run
+        #: and how the privileged policy plays.
+        self.kind = program_kind(self.source) if isinstance(self.source, str) else GAME_KIND
+        self.details["kind"] = self.kind
         self.run_seed = self.config.seed if self.config.seed is not None else secrets.randbits(63)
         self.seeds = draw_seeds(self.run_seed, self.config.seeds)
         self.details["run_seed"] = self.run_seed
@@ -215,8 +219,18 @@ class Context:
                         f"{self.config.cost_budget_ms:g} ms)", {"kind": "slow"})
         return episodes
 
+    @property
+    def oracle_description(self) -> str:
+        """How the privileged policy plays this program, for messages."""
+        if self.kind == TOOL_USE_KIND:
+            return "playing solution() one tool call, then the answer, per turn"
+        return "answering \\boxed{<solution()>} each turn"
+
     def jobs(self, spec: dict, seeds: list[int], *, priors: dict[int, Prior] | None = None) -> list[Job]:
         kind = spec["kind"]
+        if kind == "oracle" and self.kind == TOOL_USE_KIND:
+            # a tool-use program is solved by playing its solution's actions, not by boxing it
+            spec = {**spec, "kind": "tool_oracle"}
         return [Job(seed, kind, make_policy(spec, seed, (priors or {}).get(seed), run_seed=self.run_seed),
                     track_solution=kind in ("oracle", "actions"), ask_hint=kind == "oracle")
                 for seed in seeds]

@@ -37,7 +37,7 @@ def validate_source(source: str, *, hint: str | None = None, suite: Suite | str 
     stopped_by: str | None = None
     try:
         for spec in registered():
-            if not config.enabled(spec.name):
+            if not config.enabled(spec.name) or ctx.kind not in spec.kinds:
                 continue
             if stopped_by is not None:
                 checks.append(Check(spec.name, False, f"not run: the {stopped_by} check failed", 0.0,

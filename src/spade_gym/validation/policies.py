@@ -27,6 +27,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from spade_gym import toolcalls
+
 BOX_OPEN = "\\boxed{"
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
@@ -150,6 +152,22 @@ class Oracle(Policy):
 
     def act(self, observation, turn, solution):
         return boxed(solution if solution is not None else "")
+
+
+class ToolScript(Policy):
+    """The privileged policy of a tool-use program: ``solution()`` as read right after
+    ``reset`` (its ``<tool_call>`` lines, then its ``<answer>``), one action per turn."""
+
+    needs_solution = True
+
+    def __init__(self, rng):
+        super().__init__(rng)
+        self.script: list[str] | None = None
+
+    def act(self, observation, turn, solution):
+        if self.script is None:
+            self.script = toolcalls.solution_actions(solution or "") or [""]
+        return self.script[min(turn, len(self.script) - 1)]
 
 
 class FixedActions(Policy):
@@ -329,6 +347,7 @@ class CopyEvery(Policy):
 #: What each policy does, for messages.
 DESCRIPTIONS = {
     "oracle": "answers \\boxed{<solution()>}",
+    "tool_oracle": "plays solution() one tool call, then the answer, per turn",
     "actions": "plays fixed actions",
     "random_numbers": "boxes random numbers",
     "random_words": "boxes random common words",
@@ -343,7 +362,7 @@ DESCRIPTIONS = {
 }
 
 _SIMPLE: dict[str, Callable[..., Policy]] = {
-    "oracle": Oracle, "actions": FixedActions, "random_numbers": RandomNumbers, "random_words": RandomWords,
+    "oracle": Oracle, "tool_oracle": ToolScript, "actions": FixedActions, "random_numbers": RandomNumbers, "random_words": RandomWords,
     "empty": Empty, "copy": CopyRandom, "repeat": RepeatOne,
 }
 _INFORMED: dict[str, Callable[..., Policy]] = {

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from spade_gym.contract import KINDS
+
 if TYPE_CHECKING:
     from spade_gym.validation.context import Context, Outcome
 
@@ -32,6 +34,7 @@ MODULES = (
     "spade_gym.validation.checks.leaks",
     "spade_gym.validation.checks.environment",
     "spade_gym.validation.checks.novelty",
+    "spade_gym.validation.checks.tool_use",
 )
 
 
@@ -43,6 +46,8 @@ class CheckSpec:
     order: int
     fatal: bool
     run: Callable[["Context"], "Outcome"]
+    #: The kinds of program the check applies to (``"game"``, ``"tool-use"``).
+    kinds: frozenset[str] = frozenset(KINDS)
 
     @property
     def doc(self) -> str:
@@ -53,14 +58,15 @@ _REGISTRY: dict[str, CheckSpec] = {}
 _loaded = False
 
 
-def check(name: str, *, order: int, fatal: bool = False):
-    """Register the decorated function as the check ``name``, run at position ``order``."""
+def check(name: str, *, order: int, fatal: bool = False, kinds: tuple[str, ...] = KINDS):
+    """Register the decorated function as the check ``name``, run at position ``order``, for
+    programs of the given ``kinds`` (a check that does not apply is not run, nor listed)."""
 
     def register(func: Callable[["Context"], "Outcome"]) -> Callable[["Context"], "Outcome"]:
         existing = _REGISTRY.get(name)
         if existing is not None and existing.run.__qualname__ != func.__qualname__:
             raise ValueError(f"two validation checks named {name!r}")
-        _REGISTRY[name] = CheckSpec(name, order, fatal, func)
+        _REGISTRY[name] = CheckSpec(name, order, fatal, func, frozenset(kinds))
         return func
 
     return register
@@ -87,7 +93,7 @@ def replace_check(name: str, func: Callable[["Context"], "Outcome"]) -> CheckSpe
     """Swap the function behind a registered check (tests of the validator's own robustness);
     returns the previous spec so it can be restored."""
     previous = get(name)
-    _REGISTRY[name] = CheckSpec(name, previous.order, previous.fatal, func)
+    _REGISTRY[name] = CheckSpec(name, previous.order, previous.fatal, func, previous.kinds)
     return previous
 
 

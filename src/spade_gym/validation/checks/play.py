@@ -12,7 +12,7 @@ from spade_gym.validation.messages import Problem, excerpt, format_problems
 from spade_gym.validation.policies import label
 
 
-def oracle_failure(episode: Episode) -> tuple[str, str]:
+def oracle_failure(episode: Episode, how: str = "answering \\boxed{<solution()>} each turn") -> tuple[str, str]:
     """(kind, description) of an episode the privileged policy did not win."""
     if episode.error is not None:
         return "error:" + str(episode.error.message), "the episode failed at " + episode_error(episode)
@@ -20,8 +20,7 @@ def oracle_failure(episode: Episode) -> tuple[str, str]:
     rewards = episode.rewards
     tail = f"; last action {excerpt(last.action)} got {excerpt(last.obs, 120)}" if last else ""
     if not episode.ended:
-        return "unended", (f"answering \\boxed{{<solution()>}} for {episode.turns} turns never ended the "
-                           f"episode{tail}")
+        return "unended", (f"{how}, {episode.turns} turns never ended the episode{tail}")
     if not episode.terminated:
         return "truncated", (f"the episode was truncated after {episode.turns} turn(s) without a win (rewards "
                              f"{rewards}): step() does not accept what solution() returns{tail}")
@@ -44,12 +43,12 @@ def check_solvability(ctx: Context) -> Outcome:
     failures = []
     for e in episodes:
         if not e.won:
-            kind, text = oracle_failure(e)
+            kind, text = oracle_failure(e, ctx.oracle_description)
             failures.append(Problem(kind, f"seed {e.seed}", text))
     details = {"wins": len(wins), "seeds": len(episodes), "oracle_turns": ctx.details.get("oracle_turns")}
     if failures:
         return Outcome(False, format_problems(
-            f"the privileged policy (answering \\boxed{{<solution()>}} each turn) won only {len(wins)} of "
+            f"the privileged policy ({ctx.oracle_description}) won only {len(wins)} of "
             f"{len(episodes)} seeds:", failures, "seed(s)"), details)
     return Outcome(True, f"the privileged policy won all {len(episodes)} seeds (median {ctx.details['oracle_turns']:g} "
                          f"turn(s))", details)

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import ast
 
-from spade_gym.contract import DEFAULT_MAX_TURNS, ENV_CLASS_SUFFIX, REQUIRED_METHODS
+from spade_gym.contract import (
+    BASE_CLASS_NAMES,
+    DEFAULT_MAX_TURNS,
+    ENV_CLASS_SUFFIX,
+    REQUIRED_METHODS,
+    TOOL_USE_BASE_CLASS,
+    TOOL_USE_KIND,
+    TOOL_USE_REQUIRED_METHODS,
+)
 from spade_gym.errors import PolicyViolation, SandboxError
 from spade_gym.sandbox import compile_program
 from spade_gym.validation.checks import check
@@ -92,7 +100,7 @@ def check_static(ctx: Context) -> Outcome:
                        {"lineno": exc.lineno})
     tree = ast.parse(source)
     classes = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, ast.ClassDef)}
-    env_classes = [c for name, c in classes.items() if name.endswith(ENV_CLASS_SUFFIX) and name != ENV_CLASS_SUFFIX]
+    env_classes = [c for name, c in classes.items() if name.endswith(ENV_CLASS_SUFFIX) and name not in BASE_CLASS_NAMES]
     bases_used = {b.id for c in env_classes for b in c.bases if isinstance(b, ast.Name)}
     leaves = [c for c in env_classes if c.name not in bases_used]
     if not leaves:
@@ -104,10 +112,12 @@ def check_static(ctx: Context) -> Outcome:
                               f"'{ENV_CLASS_SUFFIX}' (rename helper classes)", {"classes": [c.name for c in leaves]})
     env = leaves[0]
     members = _class_members(env, classes, frozenset({env.name}))
-    missing = [m for m in REQUIRED_METHODS if m not in members]
+    # a tool-use class inherits step() from ToolUseBaseEnv, which the program does not define
+    required = TOOL_USE_REQUIRED_METHODS if ctx.kind == TOOL_USE_KIND else REQUIRED_METHODS
+    missing = [m for m in required if m not in members]
     ctx.details["class_name"] = env.name
     if missing:
-        needed = ", ".join(f"{m}()" for m in REQUIRED_METHODS)
+        needed = ", ".join(f"{m}()" for m in required)
         what = " and ".join(f"{m}()" for m in missing)
         extra = (" solution() must return the winning answer for the current state (the validator answers "
                  "\\boxed{<solution()>} to prove the game is solvable).") if "solution" in missing else ""
@@ -127,7 +137,8 @@ def check_static(ctx: Context) -> Outcome:
     )
     ctx.default_difficulty = _default_difficulty(env, classes)
     ctx.details["docstring"] = ast.get_docstring(env) or ast.get_docstring(tree)
-    message = f"{env.name} (line {env.lineno}) defines {', '.join(REQUIRED_METHODS)}; the sandbox policy accepts it"
+    defines = ", ".join(required) + (f" (step from {TOOL_USE_BASE_CLASS})" if ctx.kind == TOOL_USE_KIND else "")
+    message = f"{env.name} (line {env.lineno}) defines {defines}; the sandbox policy accepts it"
     details = {"class_name": env.name, "lineno": env.lineno}
     if compiled.warnings:
         details["warnings"] = compiled.warnings

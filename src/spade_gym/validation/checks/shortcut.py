@@ -69,7 +69,7 @@ def check_difficulty(ctx: Context) -> Outcome:
         if lost:
             problems.append(Problem(level, f"difficulty={level!r}, seed {lost[0].seed}",
                                     f"the privileged policy lost {len(lost)} of {len(probes.oracle)} seeds: "
-                                    f"{oracle_failure(lost[0])[1]}"))
+                                    f"{oracle_failure(lost[0], ctx.oracle_description)[1]}"))
             continue
         wins = sum(e.won for episodes in probes.baselines.values() for e in episodes)
         total = sum(len(episodes) for episodes in probes.baselines.values())
