@@ -182,6 +182,8 @@ def test_validate_and_import_recognise_tool_use_programs(tmp_path):
     assert result.exit_code == 0, result.output
     (report,) = json.loads(result.output)
     assert report["details"]["kind"] == "tool-use"
+    table = runner.invoke(main, ["validate", str(program), "--seed", str(report["details"]["run_seed"])])
+    assert table.exit_code == 0 and "BankLedgerEnv, tool-use, seed" in " ".join(table.output.split())
     suite = tmp_path / "suite"
     result = runner.invoke(main, ["import", str(program), "--suite", str(suite), "--json", "--skill", "Data Retrieval"])
     assert result.exit_code == 0, result.output

@@ -84,8 +84,9 @@ def command(paths, hint, suite, workers, seed, as_json):
     Runs every check (static, load, contract under fuzzing, termination, episode end,
     determinism, diversity, distinct solutions, solvability, non-triviality, difficulty,
     shortcut baselines, informative, levels, hint, info leak, gymnasium, novelty, cost)
-    in the sandbox, on probe seeds drawn afresh for each run (see --seed). Exit status: 0 if
-    all programs are valid, 1 if any is invalid, 2 on usage errors.
+    in the sandbox, on probe seeds drawn afresh for each run (see --seed). Tool-use programs
+    (subclasses of ToolUseBaseEnv) also get tool schemas, odd tool calls and tools needed.
+    Exit status: 0 if all programs are valid, 1 if any is invalid, 2 on usage errors.
 
     \b
     Example:
@@ -115,8 +116,9 @@ def _print_reports(paths: list[str], reports) -> None:
     console = Console()
     if len(reports) == 1:
         report = reports[0]
+        kind = report.details.get("kind") or "game"
         table = Table(title=safe_markup(f"{paths[0]} ({report.details.get('class_name') or 'no environment class'}, "
-                                        f"seed {report.run_seed})", newlines=False))
+                                        f"{kind}, seed {report.run_seed})", newlines=False))
         for column in ("check", "result", "message", "time"):
             table.add_column(column, overflow="fold")
         for check in report.checks:
