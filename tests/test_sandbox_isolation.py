@@ -203,3 +203,65 @@ def test_timeout_bounds_a_restart_too():
         assert handle.restarts == 1 and time.monotonic() - start < 30
         with pytest.raises(ProgramTimeout, match="budget was spent"):
             handle.reset(seed=1, timeout=0)
+
+
+# ----------------------------------------------------------------------------- item 9: seccomp, signals
+
+
+def test_seccomp_is_an_allow_list_and_signals_reach_only_the_worker():
+    from spade_gym.sandbox import diagnose
+
+    report = diagnose(Limits(drop_privileges=False), signal_pids=[os.getpid(), 1])
+    if not report["hello"]["confinement"]["seccomp"]:
+        pytest.skip("seccomp is not available on this machine")
+    facts = report["facts"]
+    assert facts["getpriority"].startswith("refused"), "a harmless call outside the list is refused"
+    assert facts["fork"].startswith("refused") and facts["socket"].startswith("refused")
+    assert all(v.startswith("refused") for v in facts["signals"].values()), facts["signals"]
+
+
+def _run_bpf(prog: list[bytes], arch: int, nr: int, arg0: int = 0) -> int:
+    """A tiny classic-BPF interpreter for the filter's instruction subset."""
+    import struct
+
+    data = struct.pack("=iIQ6Q", nr, arch, 0, arg0 & 0xFFFFFFFFFFFFFFFF, 0, 0, 0, 0, 0)
+    pc, acc = 0, 0
+    while True:
+        code, jt, jf, k = struct.unpack("=HBBI", prog[pc])
+        if code == 0x20:
+            acc = struct.unpack_from("=I", data, k)[0]
+            pc += 1
+        elif code == 0x15:
+            pc += 1 + (jt if acc == k else jf)
+        elif code == 0x35:
+            pc += 1 + (jt if acc >= k else jf)
+        elif code == 0x05:
+            pc += 1 + k
+        elif code == 0x06:
+            return k
+        else:
+            raise AssertionError(f"unexpected BPF opcode {code:#x}")
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "aarch64"])
+def test_seccomp_program_allows_the_list_and_self_signals_only(arch):
+    from spade_gym.sandbox import confine
+
+    prog = confine.seccomp_program(arch, 4242)
+    audit = confine._AUDIT_ARCH[arch]
+    allow, eperm = 0x7FFF0000, 0x00050000 | 1
+    for name, nr in confine._ALLOWED_SYSCALLS[arch].items():
+        assert _run_bpf(prog, audit, nr) == allow, name
+    kill, tgkill = confine._SELF_SIGNAL_SYSCALLS[arch]["kill"], confine._SELF_SIGNAL_SYSCALLS[arch]["tgkill"]
+    assert _run_bpf(prog, audit, kill, 4242) == allow
+    assert _run_bpf(prog, audit, kill, 0) == allow
+    assert _run_bpf(prog, audit, kill, 4243) == eperm
+    assert _run_bpf(prog, audit, kill, -1) == eperm
+    assert _run_bpf(prog, audit, tgkill, 4242) == allow and _run_bpf(prog, audit, tgkill, 1) == eperm
+    denied = {"x86_64": {"socket": 41, "clone": 56, "execve": 59, "ptrace": 101, "pidfd_open": 434,
+                         "pidfd_getfd": 438, "clone3": 435, "getpriority": 140, "x32_read": 0x40000000},
+              "aarch64": {"socket": 198, "clone": 220, "execve": 221, "ptrace": 117, "pidfd_open": 434,
+                          "pidfd_getfd": 438, "clone3": 435, "getpriority": 141}}[arch]
+    for name, nr in denied.items():
+        assert _run_bpf(prog, audit, nr) == eperm, name
+    assert _run_bpf(prog, 0x40000003, 0) == 0x80000000, "a foreign architecture kills the process"

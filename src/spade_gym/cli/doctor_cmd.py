@@ -80,7 +80,7 @@ def command(as_json):
     click.echo(f"Landlock (file reads limited to the runtime, no writes): "
                f"{status(landlock > 0, f'ABI {landlock}' if landlock else 'not available')}"
                + (" — signal scoping needs ABI 6" if 0 < landlock < 6 else ""))
-    click.echo(f"seccomp filter: {status(bool(worker.get('seccomp')), 'active' if worker.get('seccomp') else 'not active')}")
+    click.echo(f"seccomp allow-list (signals only to the worker itself): {status(bool(worker.get('seccomp')), 'active' if worker.get('seccomp') else 'not active')}")
     click.echo(f"no_new_privs: {status(bool(worker.get('no_new_privs')), str(worker.get('no_new_privs')))}; "
                f"die with the sandbox (pdeathsig): {status(bool(worker.get('pdeathsig')), str(worker.get('pdeathsig')))}")
     isolation = worker.get("uid_isolation", "unknown")

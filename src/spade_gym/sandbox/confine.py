@@ -9,11 +9,10 @@ worker itself right after fork, before any program code exists in the process:
   create, write, remove or rename nothing anywhere; where the kernel supports it,
   TCP bind/connect are refused and signals to processes outside the worker's own
   Landlock domain (the host, other workers) are blocked.
-* **seccomp** (x86-64 and aarch64): system calls a text environment never needs —
-  creating sockets, ``execve``, ``ptrace``, ``fork``/``clone``/``clone3``, pidfds
-  (``pidfd_open``/``pidfd_getfd``/``pidfd_send_signal``), namespace and mount
-  calls, ``io_uring``, ``bpf``, ``perf_event_open``, ``userfaultfd``, ``keyctl`` —
-  fail with ``EPERM``.
+* **seccomp** (x86-64 and aarch64): an allow-list of the system calls the runtime
+  makes while serving a program; everything else (sockets, ``execve``, ``ptrace``,
+  ``fork``/``clone``, pidfds, namespaces, ``io_uring``, ``bpf``...) fails with ``EPERM``,
+  and signals may only target the worker itself.
 
 Both degrade gracefully: on a kernel or architecture without them the worker still
 runs, with the other limits (uid ``nobody`` under root, rlimits, empty read-only
@@ -151,52 +150,77 @@ def apply_landlock(read_paths: list[str]) -> int:
 # ----------------------------------------------------------------------------- seccomp
 
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
-_DENIED_SYSCALLS = {
+
+#: The system calls a worker makes once it serves a program — found by tracing the
+#: benign corpus, every bundled environment and the limit paths (memory, recursion,
+#: deadlines, CPU) — plus their close relatives (``stat``/``fstat``/``statx``...). Anything
+#: else fails with EPERM. Signals are further limited by argument: see :func:`apply_seccomp`.
+_ALLOWED_SYSCALLS = {
     "x86_64": {
-        "socket": 41, "connect": 42, "accept": 43, "bind": 49, "listen": 50, "socketpair": 53,
-        "accept4": 288, "execve": 59, "execveat": 322, "fork": 57, "vfork": 58, "clone3": 435,
-        "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "mount": 165,
-        "umount2": 166, "unshare": 272, "setns": 308, "chroot": 161, "pivot_root": 155,
-        "keyctl": 250, "add_key": 248, "request_key": 249, "bpf": 321, "perf_event_open": 298,
-        "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-        "kexec_load": 246, "init_module": 175, "finit_module": 313, "open_by_handle_at": 304,
-        "name_to_handle_at": 303, "personality": 135, "clone": 56, "pidfd_open": 434,
-        "pidfd_getfd": 438, "pidfd_send_signal": 424, "kcmp": 312,
+        "read": 0, "write": 1, "open": 2, "close": 3, "stat": 4, "fstat": 5, "lstat": 6, "poll": 7,
+        "lseek": 8, "mmap": 9, "mprotect": 10, "munmap": 11, "brk": 12, "rt_sigaction": 13,
+        "rt_sigprocmask": 14, "rt_sigreturn": 15, "ioctl": 16, "pread64": 17, "readv": 19, "writev": 20,
+        "access": 21, "select": 23, "sched_yield": 24, "mremap": 25, "mincore": 27, "madvise": 28,
+        "dup": 32, "nanosleep": 35, "getitimer": 36, "setitimer": 38, "getpid": 39, "sendto": 44,
+        "recvfrom": 45, "sendmsg": 46, "recvmsg": 47, "shutdown": 48, "exit": 60, "uname": 63,
+        "fcntl": 72, "getcwd": 79, "readlink": 89, "getrlimit": 97, "getrusage": 98, "sysinfo": 99,
+        "times": 100, "getuid": 102, "getgid": 104, "geteuid": 107, "getegid": 108, "getppid": 110,
+        "getpgrp": 111, "getgroups": 115, "getresuid": 118, "getresgid": 120, "getpgid": 121,
+        "getsid": 124, "sigaltstack": 131, "prctl": 157, "arch_prctl": 158, "setrlimit": 160,
+        "gettid": 186, "time": 201, "futex": 202, "sched_getaffinity": 204, "getdents64": 217,
+        "set_tid_address": 218, "restart_syscall": 219, "clock_gettime": 228, "clock_getres": 229,
+        "clock_nanosleep": 230, "exit_group": 231, "openat": 257, "newfstatat": 262, "readlinkat": 267,
+        "faccessat": 269, "pselect6": 270, "ppoll": 271, "set_robust_list": 273, "prlimit64": 302,
+        "getcpu": 309, "getrandom": 318, "membarrier": 324, "statx": 332, "rseq": 334,
+        "close_range": 436, "faccessat2": 439, "gettimeofday": 96,
     },
     "aarch64": {
-        "socket": 198, "socketpair": 199, "bind": 200, "listen": 201, "accept": 202, "connect": 203,
-        "accept4": 242, "execve": 221, "execveat": 281, "clone3": 435, "ptrace": 117,
-        "process_vm_readv": 270, "process_vm_writev": 271, "mount": 40, "umount2": 39,
-        "unshare": 97, "setns": 268, "chroot": 51, "pivot_root": 41, "keyctl": 219,
-        "add_key": 217, "request_key": 218, "bpf": 280, "perf_event_open": 241,
-        "userfaultfd": 282, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-        "kexec_load": 104, "init_module": 105, "finit_module": 273, "open_by_handle_at": 265,
-        "name_to_handle_at": 264, "personality": 92, "clone": 220, "pidfd_open": 434,
-        "pidfd_getfd": 438, "pidfd_send_signal": 424, "kcmp": 272,
+        "getcwd": 17, "dup": 23, "fcntl": 25, "ioctl": 29, "faccessat": 48, "openat": 56, "close": 57,
+        "getdents64": 61, "lseek": 62, "read": 63, "write": 64, "readv": 65, "writev": 66, "pread64": 67,
+        "pselect6": 72, "ppoll": 73, "readlinkat": 78, "newfstatat": 79, "fstat": 80, "exit": 93,
+        "exit_group": 94, "set_tid_address": 96, "futex": 98, "set_robust_list": 99, "nanosleep": 101,
+        "getitimer": 102, "setitimer": 103, "clock_gettime": 113, "clock_getres": 114,
+        "clock_nanosleep": 115, "sched_getaffinity": 123, "sched_yield": 124, "sigaltstack": 132,
+        "rt_sigaction": 134, "rt_sigprocmask": 135, "rt_sigreturn": 139, "getresuid": 148,
+        "getresgid": 150, "times": 153, "getpgid": 155, "getsid": 156, "getgroups": 158, "uname": 160,
+        "getrlimit": 163, "setrlimit": 164, "getrusage": 165, "prctl": 167, "getcpu": 168,
+        "gettimeofday": 169, "getpid": 172, "getppid": 173, "getuid": 174, "geteuid": 175, "getgid": 176,
+        "getegid": 177, "gettid": 178, "sysinfo": 179, "sendto": 206, "recvfrom": 207, "shutdown": 210,
+        "sendmsg": 211, "recvmsg": 212, "brk": 214, "munmap": 215, "mremap": 216, "mmap": 222,
+        "mprotect": 226, "mincore": 232, "madvise": 233, "prlimit64": 261, "getrandom": 278,
+        "membarrier": 283, "statx": 291, "rseq": 293, "close_range": 436, "faccessat2": 439,
     },
+}
+#: Signal-sending calls, allowed only with the worker's own pid as target (``kill`` also
+#: with 0: its own process group, which holds only itself).
+_SELF_SIGNAL_SYSCALLS = {
+    "x86_64": {"kill": 62, "tkill": 200, "tgkill": 234},
+    "aarch64": {"kill": 129, "tkill": 130, "tgkill": 131},
 }
 
 _BPF_LD_W_ABS = 0x20
 _BPF_JEQ_K = 0x15
 _BPF_JGE_K = 0x35
+_BPF_JA = 0x05
 _BPF_RET_K = 0x06
 _RET_ALLOW = 0x7FFF0000
 _RET_KILL_PROCESS = 0x80000000
 _RET_ERRNO = 0x00050000
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
+_ARG0_LOW = 16  # offsetof(struct seccomp_data, args[0]), little-endian low word
 
 
 def _insn(code, jt, jf, k) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k & 0xFFFFFFFF)
 
 
-def apply_seccomp() -> bool:
-    """Install the deny-list filter; returns whether it was applied."""
-    arch = platform.machine()
-    if arch not in _AUDIT_ARCH:
-        return False
-    denied = sorted(set(_DENIED_SYSCALLS[arch].values()))
+def seccomp_program(arch: str, own_pid: int) -> list[bytes]:
+    """The allow-list filter as BPF instructions (exposed for tests)."""
+    allowed = sorted(set(_ALLOWED_SYSCALLS[arch].values()))
+    signals = _SELF_SIGNAL_SYSCALLS[arch]
+    kill_nr = signals["kill"]
+    self_only = sorted(set(signals.values()))
     deny = _RET_ERRNO | errno.EPERM
     prog = [
         _insn(_BPF_LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
@@ -204,13 +228,34 @@ def apply_seccomp() -> bool:
         _insn(_BPF_RET_K, 0, 0, _RET_KILL_PROCESS),
         _insn(_BPF_LD_W_ABS, 0, 0, 0),  # seccomp_data.nr
     ]
-    if arch == "x86_64":  # x32 ABI syscalls carry bit 30; a text env never needs them
-        prog.append(_insn(_BPF_JGE_K, len(denied) + 1, 0, 0x40000000))
-    for i, nr in enumerate(denied):
-        # on match jump to the final "deny" instruction
-        prog.append(_insn(_BPF_JEQ_K, len(denied) - i, 0, nr))
+    if arch == "x86_64":  # x32 ABI syscalls carry bit 30; never needed
+        prog.append(_insn(_BPF_JGE_K, 0, 1, 0x40000000))
+        prog.append(_insn(_BPF_RET_K, 0, 0, deny))
+    # allowed numbers: jump to the ALLOW at the end of this block
+    for i, nr in enumerate(allowed):
+        prog.append(_insn(_BPF_JEQ_K, len(allowed) - i, 0, nr))
+    prog.append(_insn(_BPF_JA, 0, 0, 1))  # none matched: on to the signal checks
     prog.append(_insn(_BPF_RET_K, 0, 0, _RET_ALLOW))
+    # signal calls: allowed when arg0 is our own pid (or 0 for kill)
+    for nr in self_only:
+        prog.append(_insn(_BPF_JEQ_K, 0, 6 if nr == kill_nr else 4, nr))
+        prog.append(_insn(_BPF_LD_W_ABS, 0, 0, _ARG0_LOW))
+        prog.append(_insn(_BPF_JEQ_K, 0, 1, own_pid))
+        prog.append(_insn(_BPF_RET_K, 0, 0, _RET_ALLOW))
+        if nr == kill_nr:
+            prog.append(_insn(_BPF_JEQ_K, 0, 1, 0))
+            prog.append(_insn(_BPF_RET_K, 0, 0, _RET_ALLOW))
+        prog.append(_insn(_BPF_RET_K, 0, 0, deny))
     prog.append(_insn(_BPF_RET_K, 0, 0, deny))
+    return prog
+
+
+def apply_seccomp() -> bool:
+    """Install the allow-list filter; returns whether it was applied."""
+    arch = platform.machine()
+    if arch not in _AUDIT_ARCH:
+        return False
+    prog = seccomp_program(arch, os.getpid())
     code = b"".join(prog)
     filt = ctypes.create_string_buffer(code, len(code))
 
