@@ -90,14 +90,6 @@ def test_size_limit():
         compile_program("x = 1\n" * (MAX_SOURCE_CHARS // 5))
 
 
-def test_class_inventory_for_static_checks():
-    compiled = compile_program("class Base:\n    pass\nclass GameEnv(Base):\n    def reset(self):\n        pass\n"
-                               "    def step(self, a):\n        pass\n")
-    envs = compiled.env_classes()
-    assert [c.name for c in envs] == ["GameEnv"]
-    assert envs[0].methods == ("reset", "step") and envs[0].bases == ("Base",) and envs[0].lineno == 3
-
-
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=400))
 def test_any_text_compiles_or_is_a_policy_violation(text):

@@ -235,7 +235,7 @@ class Guards:
         if isinstance(obj, type):
             return self.is_program_type(obj)
         if type(obj) is super:
-            return self.is_program_type(obj.__thisclass__)
+            return self.is_program_type(obj.__thisclass__)  # type: ignore[attr-defined]
         return False
 
     def build_class(self, func, name, *bases, **kwargs):

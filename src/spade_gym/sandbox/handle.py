@@ -100,6 +100,7 @@ class ProgramHandle:
             self.restarts += 1
             self._start(end)
             worker = self._worker
+        assert worker is not None
         return worker
 
     @property

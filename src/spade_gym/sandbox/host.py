@@ -313,7 +313,7 @@ class Worker:
         self.kill()
 
 
-def diagnose(limits: Limits | None = None, *, read: list[str] = (), signal_pids: list[int] = ()) -> dict:
+def diagnose(limits: Limits | None = None, *, read: tuple | list = (), signal_pids: tuple | list = ()) -> dict:
     """Start a diagnostic worker (confined like any other, running no program) and
     return its hello and what it could do: ``{"hello": {...}, "facts": {...}}``."""
     worker = Worker(limits or DEFAULT_LIMITS, role="diagnose")

@@ -76,7 +76,7 @@ def _number(text: str):
         t = t[:-1]
     if re.fullmatch(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?", t):
         t = t.replace(",", "")
-    value = None
+    value: Fraction | float | None = None
     if _NUMBER.match(t):
         try:
             value = Fraction(t)

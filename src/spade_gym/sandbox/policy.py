@@ -29,11 +29,9 @@ from dataclasses import dataclass, field
 
 from RestrictedPython.transformer import RestrictingNodeTransformer, copy_locations
 
-from spade_gym.contract import ALLOWED_MODULES, ENV_CLASS_SUFFIX
+from spade_gym.contract import ALLOWED_MODULES
 from spade_gym.errors import PolicyViolation
 
-#: Bumped whenever the policy changes what it accepts; part of compile cache keys.
-POLICY_VERSION = "1"
 #: The filename compiled programs carry; tracebacks use it to keep program frames only.
 PROGRAM_FILENAME = "<spade-program>"
 #: Largest source accepted (characters). Generated environments are a few hundred lines.
@@ -92,16 +90,6 @@ FORBIDDEN_CALLS = frozenset(
 GUARD_NAMES = frozenset({"_getattr_", "_getattr_slow_", "_write_", "_type_", "_P_"})
 
 
-@dataclass(frozen=True)
-class ClassInfo:
-    """What the static check needs to know about a top-level class."""
-
-    name: str
-    lineno: int
-    bases: tuple[str, ...]
-    methods: tuple[str, ...]
-
-
 @dataclass
 class CompiledProgram:
     """A program that passed the policy, ready to ``exec`` inside a worker."""
@@ -109,12 +97,7 @@ class CompiledProgram:
     code: object  # types.CodeType
     source: str
     sha256: str
-    classes: list[ClassInfo] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-
-    def env_classes(self) -> list[ClassInfo]:
-        """Top-level classes whose name ends in ``Env`` (excluding bare ``Env``)."""
-        return [c for c in self.classes if c.name.endswith(ENV_CLASS_SUFFIX) and c.name != ENV_CLASS_SUFFIX]
 
 
 def _is_dunder(name: str) -> bool:
@@ -425,18 +408,6 @@ def _import_message(module: str) -> str:
     return f'import of "{module}" is not allowed in SPADE programs (allowed: {allowed}).'
 
 
-def _collect_classes(tree: ast.Module) -> list[ClassInfo]:
-    classes = []
-    for stmt in tree.body:
-        if isinstance(stmt, ast.ClassDef):
-            methods = tuple(
-                s.name for s in stmt.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
-            )
-            bases = tuple(ast.unparse(b) for b in stmt.bases)
-            classes.append(ClassInfo(stmt.name, stmt.lineno, bases, methods))
-    return classes
-
-
 def source_sha256(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -462,7 +433,6 @@ def compile_program(source: str) -> CompiledProgram:
         raise PolicyViolation(f"Line {exc.lineno}: SyntaxError: {exc.msg}{where}", lineno=exc.lineno) from None
     except (RecursionError, MemoryError, ValueError) as exc:
         raise PolicyViolation(f"program could not be parsed: {type(exc).__name__}: {exc}") from None
-    classes = _collect_classes(tree)
     errors: list[str] = []
     warnings: list[str] = []
     policy = SpadePolicy(errors, warnings, {})
@@ -481,7 +451,7 @@ def compile_program(source: str) -> CompiledProgram:
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         lineno = getattr(exc, "lineno", None)
         raise PolicyViolation(f"Line {lineno}: {type(exc).__name__}: {exc}", lineno=lineno) from None
-    return CompiledProgram(code=code, source=source, sha256=source_sha256(source), classes=classes, warnings=warnings)
+    return CompiledProgram(code=code, source=source, sha256=source_sha256(source), warnings=warnings)
 
 
 def _line_key(message: str) -> int:

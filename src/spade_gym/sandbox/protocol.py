@@ -173,11 +173,13 @@ def decode_request(wire) -> Request:
     if type(wire) is not dict:
         raise ReplyRejected(f"a request must be an object, got {type(wire).__name__}")
     op = wire.get("op")
+    if type(op) is not str:
+        raise ReplyRejected(f"a request needs an op, got {op!r:.40}")
     if op == "step":  # the hot path, checked inline
         i, action = wire.get("i", 0), wire.get("action", "")
         if type(i) is int and 0 <= i < 1 << 31 and type(action) is str and len(wire) <= 3:
             return Step(i, action)
-    cls = _BY_OP.get(op)
+    cls: Any = _BY_OP.get(op)
     if cls is None:
         raise ReplyRejected(f"unknown request {wire.get('op')!r:.40}")
     if cls is Batch:

@@ -102,10 +102,9 @@ class ProgramRuntime:
         except PolicyViolation as exc:
             raise CallFailed(describe_failure(exc, "compile", self.limits)) from None
         linecache.cache[PROGRAM_FILENAME] = (len(source), None, source.splitlines(True), PROGRAM_FILENAME)
-        first = None
         for index in range(count):
             self.instances[index] = Instance(self, kwargs)
-            first = first or self.instances[index]
+        first = self.instances[0]
         return {
             "class_name": first.class_name,
             "dropped_kwargs": first.dropped_kwargs,
@@ -187,11 +186,12 @@ class ProgramRuntime:
     def tools(self, index: int) -> list:
         """The tool schemas of a tool-use instance's current episode (``get_tools()``)."""
         inst = self.instance(index)
-        if not callable(getattr(type(inst.env), "get_tools", None)):
-            raise protocol_failure(f"{inst.class_name} is not a tool-use environment: it has no get_tools() method")
-        return inst.call(self._checked_tools, (inst.env,), "get_tools()")
+        return inst.call(self._checked_tools, (inst.env, inst.class_name), "get_tools()")
 
-    def _checked_tools(self, env) -> list:
+    def _checked_tools(self, env, class_name: str) -> list:
+        # Reading the method off the class can run a program descriptor: inside the deadline.
+        if not callable(getattr(type(env), "get_tools", None)):
+            raise protocol_failure(f"{class_name} is not a tool-use environment: it has no get_tools() method")
         data = self._json_checkers[True]({"tools": env.get_tools()}, "get_tools()")["tools"]
         try:
             return tooluse.check_tool_list(data)
@@ -200,6 +200,10 @@ class ProgramRuntime:
 
     def close_instance(self, index: int) -> None:
         inst = self.instances.pop(index, None)
-        close = getattr(type(inst.env), "close", None) if inst else None
-        if callable(close):
-            inst.call(inst.env.close, (), "close()")
+        if inst is not None:
+            inst.call(_close_env, (inst.env,), "close()")
+
+
+def _close_env(env) -> None:
+    if callable(getattr(type(env), "close", None)):  # may run a program descriptor: timed
+        env.close()

@@ -393,6 +393,7 @@ def _numpy_base() -> tuple[dict, dict]:
             for name, value in _public_members(numpy.random, deny=unbound_global).items()
             if name not in _NUMPY_RANDOM_BOUND
         }
+    assert _NUMPY_RANDOM_CLASSES is not None
     return _NUMPY_BASE, _NUMPY_RANDOM_CLASSES
 
 

@@ -98,7 +98,7 @@ def _become_worker(sock: socket.socket, limits_dict: dict, empty_dir: str, keep_
         from spade_gym.sandbox import confine
 
         os.setsid()
-        report = {
+        report: dict = {
             "pdeathsig": confine.prctl_checked(confine.PR_SET_PDEATHSIG, signal.SIGKILL),  # die with the zygote
             "no_new_privs": confine.prctl_checked(confine.PR_SET_NO_NEW_PRIVS, 1),
         }
