@@ -17,7 +17,7 @@ pytest.importorskip("torch")
 pytest.importorskip("trl")
 
 from spade_gym.cli import main  # noqa: E402
-from spade_gym.registry import Suite, register_suite  # noqa: E402
+from spade_gym.registry import Suite, designer_label, register_suite  # noqa: E402
 
 pytestmark = [pytest.mark.train, pytest.mark.slow]
 
@@ -78,7 +78,8 @@ def test_model_designed_programs_were_validated_and_registered(run):
     assert {e.id for e in entries} == set(summary["registered"])
     register_suite(run_dir / "suite")
     for entry in entries:
-        assert entry.card.provenance["designer"] == "self-play policy"
+        provenance = entry.card.provenance  # the designer model and the backend, nothing else
+        assert provenance["designer"] == designer_label(provenance["model"], "self-play")
         assert "regret" in entry.card.stats
         env = gym.make(entry.id)
         obs, _ = env.reset(seed=0)

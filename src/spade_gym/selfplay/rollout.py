@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spade_gym.agents import EpisodeSpec, play_episodes
+from spade_gym.contract import program_kind
 from spade_gym.generate.designer_output import parse_designer_output
 from spade_gym.errors import DesignerOutputError, SpadeError
 from spade_gym.generate.pipeline import describe_program, suite_memory
 from spade_gym.generate.prompts import SKILLS, build_design_messages, skill_by_name
-from spade_gym.registry import Card, Suite, SuiteEntry, env_name_from_class, register_suite
+from spade_gym.registry import Card, Suite, SuiteEntry, designer_label, register_suite
 from spade_gym.selfplay.config import SelfPlayConfig
 from spade_gym.selfplay.policy import TokenAgent, TokenPolicy
 from spade_gym.selfplay.rewards import check_groups, designer_reward, episode_outcome, group_key, paired_regret
@@ -257,17 +258,13 @@ class SpadeRollout:
             match = nearest(out.code, self.seed_entries)
             design.seed_suite_copy = bool(match and (match.exact or match.similarity >= 0.95))
             details = report.details
-            class_name = details.get("class_name") or report.name
-            card = Card(
-                name=env_name_from_class(class_name), version=0, skill=design.skill,
+            card = Card.from_report(
+                report, skill=design.skill, hint=out.hint or None, kind=program_kind(out.code),
                 description=describe_program(out.code, details.get("first_observation")),
-                hint=out.hint or details.get("hint"), max_turns=int(details.get("max_turns") or 10),
-                sha256="0" * 64, multi_turn=bool(details.get("multi_turn", design.multi_turn)),
-                class_name=class_name, difficulty_levels=list(details.get("difficulty_levels") or []),
-                provenance={"designer": "self-play policy", "model": model_name, "preset": config.preset,
-                            "iteration": iteration, "requested_multi_turn": design.multi_turn,
-                            "designer_prompt": config.designer_prompt},
-                validation=report.card_summary(),
+                multi_turn=bool(details.get("multi_turn", design.multi_turn)),
+                provenance={"designer": designer_label(model_name, "self-play"), "backend": "self-play",
+                            "model": model_name, "preset": config.preset, "iteration": iteration,
+                            "requested_multi_turn": design.multi_turn, "designer_prompt": config.designer_prompt},
             )
             entry = self.suite.add(out.code, card)
             accepted_this_batch[report.sha256] = design
