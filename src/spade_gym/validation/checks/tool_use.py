@@ -38,6 +38,7 @@ from typing import Any
 from spade_gym import toolcalls
 from spade_gym.contract import TOOL_METHOD_PREFIX, TOOL_USE_KIND, environment_class
 from spade_gym.errors import SandboxError
+from spade_gym.sandbox import ProgramHandle
 from spade_gym.sandbox.tooluse import valid_tool_name
 from spade_gym.validation.checks import check
 from spade_gym.validation.context import Abort, Context, Outcome
@@ -64,6 +65,13 @@ NO_CALL_PRELUDES: tuple[list[str], ...] = (
     ['<tool_call>{"name": "no_such_tool", "arguments": {}}</tool_call>'],
     ["<answer>0</answer>"],
 )
+
+
+def main_handle(ctx: Context) -> ProgramHandle:
+    """The main worker; the fatal ``load`` check, which runs first, opened it."""
+    if ctx.handle is None:
+        raise Abort("the program was never loaded (the load check did not run)", {"kind": "internal"})
+    return ctx.handle
 
 
 # ----------------------------------------------------------------------------- schemas
@@ -169,14 +177,15 @@ def signature_problems(tool: str, method: ast.FunctionDef, parameters: dict) -> 
     with_default = {a.arg for a in positional[len(positional) - len(args.defaults):]} if args.defaults else set()
     with_default |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
     names = [a.arg for a in positional + args.kwonlyargs]
-    by_keyword = {a.arg for a in args.posonlyargs}
-    properties = parameters.get("properties") if isinstance(parameters.get("properties"), dict) else {}
-    required = set(parameters.get("required") or []) if isinstance(parameters.get("required"), list) else set()
+    positional_only = {a.arg for a in args.posonlyargs}  # cannot be passed by name
+    raw_properties, raw_required = parameters.get("properties"), parameters.get("required")
+    properties: dict = raw_properties if isinstance(raw_properties, dict) else {}
+    required = set(raw_required) if isinstance(raw_required, list) else set()
     declared = list(properties)
     where = f"{method.name} (line {method.lineno})"
     shown = f"its parameters are ({', '.join(names)}{', **' + args.kwarg.arg if args.kwarg else ''})"
     problems = []
-    refused = [p for p in declared if (p not in names or p in by_keyword) and args.kwarg is None]
+    refused = [p for p in declared if (p not in names or p in positional_only) and args.kwarg is None]
     if refused:
         problems.append(f"{where} does not accept {', '.join(map(repr, refused))}, declared in the schema of "
                         f"{tool!r}; {shown}. Name the parameters exactly as the schema's properties.")
@@ -195,7 +204,7 @@ def signature_problems(tool: str, method: ast.FunctionDef, parameters: dict) -> 
 def check_tool_schemas(ctx: Context) -> Outcome:
     """Tools are valid OpenAI function schemas and each ``tool_<name>`` accepts exactly the declared names."""
     env, methods = tool_methods(ctx.source)
-    handle = ctx.handle
+    handle = main_handle(ctx)
     problems: list[Problem] = []
     seen: dict[str, int] = {}
     counts = []
@@ -250,10 +259,10 @@ def check_tool_schemas(ctx: Context) -> Outcome:
 # ----------------------------------------------------------------------------- odd calls
 
 #: Arguments of the wrong JSON type for each declared type.
-_WRONG_TYPE = {"string": 12345, "number": "twelve", "integer": "7", "boolean": "yes", "array": "a,b",
+_WRONG_TYPE: dict[str, Any] = {"string": 12345, "number": "twelve", "integer": "7", "boolean": "yes", "array": "a,b",
                "object": [1, 2], "null": 0}
 #: Odd but legal values of each type (what careless agents send).
-_ODD_VALUES = {"string": ["", " ", "Ünïcödé 漢字 🙂", "x" * 1000, "../../etc/passwd", "None"],
+_ODD_VALUES: dict[str, list[Any]] = {"string": ["", " ", "Ünïcödé 漢字 🙂", "x" * 1000, "../../etc/passwd", "None"],
                "number": [0, -1, -0.5, 1e9, 3.14159], "integer": [0, -1, 10**9, 2**63],
                "boolean": [True, False], "array": [[], [""], list(range(50))], "object": [{}, {"k": "v"}]}
 
@@ -264,11 +273,14 @@ def odd_calls(tools: list[dict], rng: random.Random) -> list[str]:
     for tool in tools:
         function = tool["function"]
         name = function["name"]
-        parameters = function.get("parameters") if isinstance(function.get("parameters"), dict) else {}
-        properties = parameters.get("properties") if isinstance(parameters.get("properties"), dict) else {}
-        types = {p: (s.get("type") if isinstance(s, dict) and isinstance(s.get("type"), str) else "string")
-                 for p, s in properties.items()}
-        typical = {p: rng.choice(_ODD_VALUES.get(t, [""])) for p, t in types.items()}
+        raw_parameters = function.get("parameters")
+        parameters: dict = raw_parameters if isinstance(raw_parameters, dict) else {}
+        raw_properties = parameters.get("properties")
+        properties: dict = raw_properties if isinstance(raw_properties, dict) else {}
+        types: dict[str, str] = {
+            p: (s["type"] if isinstance(s, dict) and isinstance(s.get("type"), str) else "string")
+            for p, s in properties.items()}
+        typical: dict[str, Any] = {p: rng.choice(_ODD_VALUES.get(t, [""])) for p, t in types.items()}
         calls.append(toolcalls.format_call(name, {}))  # every argument missing
         calls.append(toolcalls.format_call(name, {**typical, "unexpected_argument": 1}))
         for p, t in types.items():
@@ -287,9 +299,10 @@ def odd_calls(tools: list[dict], rng: random.Random) -> list[str]:
 def check_tool_calls(ctx: Context) -> Outcome:
     """Every tool survives calls with wrong, missing, unexpected and odd arguments."""
     seed = ctx.seeds[0]
+    handle = main_handle(ctx)
     try:
-        ctx.handle.reset(seed=seed)
-        tools = ctx.handle.tools()
+        handle.reset(seed=seed)
+        tools = handle.tools()
     except SandboxError as exc:
         if exc.kind in FATAL_KINDS:
             raise Abort(f"reset(seed={seed}) and get_tools(): {describe_error(exc)}",
@@ -300,7 +313,7 @@ def check_tool_calls(ctx: Context) -> Outcome:
     # one shared queue: each episode plays calls until max_turns ends it, the next takes over
     jobs = [Job(ctx.seeds[i % len(ctx.seeds)], "tool_calls", Feed(None, queue)) for i in range(len(calls))]
     try:
-        episodes = ctx.play(ctx.handle, jobs, max_steps=ctx.turn_limit, what="calling the tools with odd arguments",
+        episodes = ctx.play(handle, jobs, max_steps=ctx.turn_limit, what="calling the tools with odd arguments",
                             slots=1)
     except Abort as abort:
         action = (abort.details or {}).get("action")
@@ -355,7 +368,8 @@ def check_tools_needed(ctx: Context) -> Outcome:
     jobs = [Job(seed, "answer_only", FixedActions(random.Random(0), prelude + [toolcalls.format_answer(answer)]))
             for seed, answer in known.items() if toolcalls.ANSWER_CLOSE not in answer
             for prelude in NO_CALL_PRELUDES]
-    episodes = ctx.play(ctx.handle, jobs, max_steps=1 + max(map(len, NO_CALL_PRELUDES)),
+    handle = main_handle(ctx)
+    episodes = ctx.play(handle, jobs, max_steps=1 + max(map(len, NO_CALL_PRELUDES)),
                         what="submitting the final answer with no tool call")
     winners = [e for e in episodes if e.won]
     if winners:
@@ -377,8 +391,8 @@ def check_tools_needed(ctx: Context) -> Outcome:
         in_tools = []
         for seed, answer in list(known.items())[:4]:
             try:
-                ctx.handle.reset(seed=seed)
-                schemas = json.dumps(ctx.handle.tools(), ensure_ascii=False)
+                handle.reset(seed=seed)
+                schemas = json.dumps(handle.tools(), ensure_ascii=False)
             except SandboxError:
                 continue  # the tool_schemas check reports failing get_tools()
             if leaks(schemas, answer, min_chars=MIN_LEAK_CHARS):
