@@ -57,7 +57,8 @@ def test_add_is_idempotent_and_bumps_versions(tmp_path):
     first = suite.add(GUESS_SOURCE, card_for(GUESS_SOURCE))
     again = suite.add(GUESS_SOURCE, card_for(GUESS_SOURCE))
     assert again.id == first.id == "spade/Guess-v0"
-    other = GUESS_SOURCE.replace("200", "300")
+    other = GUESS_SOURCE + "\n# a different program under the same name\n"
+    assert other != GUESS_SOURCE
     bumped = suite.add(other, card_for(other))
     assert bumped.id == "spade/Guess-v1"
     assert [e.id for e in suite.entries()] == ["spade/Guess-v0", "spade/Guess-v1"]
@@ -76,7 +77,7 @@ def test_tampered_program_refuses_to_load(tmp_path):
 def _writer(directory: str, worker: int, count: int) -> None:
     suite = Suite(directory)
     for k in range(count):
-        source = GUESS_SOURCE.replace("200", str(1000 + worker * 100 + k))
+        source = GUESS_SOURCE + f"\n# variant {worker}-{k}\n"  # every write is a different program
         name = f"W{worker}_{k}" if k % 2 else "Shared"  # half the writes fight over one name
         suite.add(source, card_for(source, name=name))
 

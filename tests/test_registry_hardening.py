@@ -150,7 +150,7 @@ def test_entries_owned_by_another_user_are_refused(tmp_path):
 def test_a_higher_version_in_another_suite_warns_that_it_shadows(tmp_path):
     first, second = tmp_path / "a", tmp_path / "b"
     Suite(first).add(GUESS_SOURCE, good_card("Shadowed"))
-    other = GUESS_SOURCE.replace("200", "201")
+    other = GUESS_SOURCE + "\n# a later version\n"
     Suite(second).add(other, good_card("Shadowed", version=99, source=other))
     register_suite(first)
     with pytest.warns(SuiteWarning, match=r"spade/Shadowed-v99 .* shadows spade/Shadowed-v0 .*"

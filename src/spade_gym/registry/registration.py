@@ -18,6 +18,7 @@ from pathlib import Path
 
 import gymnasium as gym
 
+from spade_gym.display import printable
 from spade_gym.errors import RegistryError, SuiteWarning
 from spade_gym.registry.card import NAMESPACE
 from spade_gym.registry.suite import Suite
@@ -44,8 +45,8 @@ def bundled_suite_path() -> Path:
 def warn_suite(message: str, path: str | os.PathLike | None = None) -> None:
     """One line on stderr (``<path>: SuiteWarning: ...``), attributed to the file at fault
     rather than to this module, and never followed by a source line."""
-    location = _printable(str(path)) if path is not None else "spade-gym"
-    warnings.warn_explicit(_printable(message), SuiteWarning, location, 0, module="spade_gym.registry")
+    location = printable(str(path), newlines=False) if path is not None else "spade-gym"
+    warnings.warn_explicit(printable(message, newlines=False), SuiteWarning, location, 0, module="spade_gym.registry")
 
 
 def register_env(env_id: str, entry_point: str, *, kwargs: dict | None = None,
@@ -183,9 +184,3 @@ def _origin(spec) -> str:
     if env_dir:
         return str(Path(env_dir).parent)
     return str(spec.entry_point)
-
-
-def _printable(text: str) -> str:
-    from spade_gym.display import printable
-
-    return printable(text)

@@ -166,7 +166,8 @@ class Suite:
                 card.version = max(card.version, max(e.card.version for e in same_name) + 1)
             final = self.path / card.dirname
             if final.exists():
-                raise RegistryError(f"{final} exists but has no readable card; remove it or fix its card.json")
+                why = next((problem for problem in self.skipped if final.name in problem), "it has no readable card")
+                raise RegistryError(f"{final} exists but cannot be used ({why}); remove it or fix it")
             tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=self.path))
             try:
                 (tmp / ENV_FILE).write_text(source, encoding="utf-8")
