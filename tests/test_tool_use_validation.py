@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from conftest import BENIGN_DIR, PROGRAMS
 from spade_gym.cli import main
 from spade_gym.validation import ValidationConfig, validate_source
-from spade_gym.validation.checks.tool_use import (
+from spade_gym.validation.tool_schemas import (
     final_answer,
     odd_calls,
     parameters_problems,
