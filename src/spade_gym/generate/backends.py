@@ -432,8 +432,9 @@ class TransformersBackend(_ContextManaged):
         """
         if getattr(self.tokenizer, "chat_template", None):
             if tools is not None:
+                schemas: list[Any] = list(tools)
                 text = self.tokenizer.apply_chat_template(
-                    _template_messages(messages), tools=tools, tokenize=False, add_generation_prompt=True)
+                    _template_messages(messages), tools=schemas, tokenize=False, add_generation_prompt=True)
             else:
                 text = self.tokenizer.apply_chat_template(
                     messages, tokenize=False, add_generation_prompt=True)
