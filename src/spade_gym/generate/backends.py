@@ -432,18 +432,20 @@ class TransformersBackend(_ContextManaged):
         """
         if getattr(self.tokenizer, "chat_template", None):
             if tools is not None:
-                schemas: list[Any] = list(tools)
+                schemas: list[Any] = list(tools)  # the tokenizer's annotation wants list[dict | Callable]
                 text = self.tokenizer.apply_chat_template(
                     _template_messages(messages), tools=schemas, tokenize=False, add_generation_prompt=True)
             else:
                 text = self.tokenizer.apply_chat_template(
                     messages, tokenize=False, add_generation_prompt=True)
+            if not isinstance(text, str):  # tokenize=False renders text; anything else is a tokenizer bug
+                raise BackendError(f"{self.model}: the chat template rendered {type(text).__name__}, not text")
             return text, True
         lines = [f"{m['role'].capitalize()}: {m.get('content') or ''}" for m in messages]
         if tools is not None:
-            schemas = "\n".join(json.dumps(t, ensure_ascii=False) for t in tools)
+            listed = "\n".join(json.dumps(t, ensure_ascii=False) for t in tools)
             lines.insert(0, f"Tools (call one as <tool_call>{{\"name\": ..., \"arguments\": {{...}}}}</tool_call>):\n"
-                            f"{schemas}")
+                            f"{listed}")
         return "\n\n".join(lines) + "\n\nAssistant:", False
 
     def complete(
