@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from conftest import GUESS_SOURCE
 from spade_gym.errors import ProtocolError
-from spade_gym.sandbox import ProgramHandle
+from spade_gym.sandbox import ProgramHandle, protocol
 from spade_gym.validation import ValidationConfig, validate_source
 from spade_gym.validation import episodes as episodes_module
 from spade_gym.validation.context import draw_seeds
@@ -78,8 +78,6 @@ def test_the_base_game_is_valid():
 
 def test_the_worker_has_no_episode_op_to_forge():
     """Probes used to run inside the worker, which then reported its own verdicts."""
-    from spade_gym.sandbox import protocol
-
     assert not hasattr(ProgramHandle, "episodes")
     with pytest.raises(protocol.ReplyRejected, match="unknown request 'episodes'"):
         protocol.decode_request({"op": "episodes", "i": 0, "seeds": [0], "policy": {"kind": "oracle"},
@@ -95,7 +93,7 @@ def test_a_worker_that_forges_wins_for_every_action_is_rejected(monkeypatch):
     def forged(self, items, timeout=None):
         results = real(self, items, timeout=timeout)
         for item, result in zip(items, results):
-            if item.get("op") == "step" and result.get("ok"):
+            if isinstance(item, protocol.Step) and result.get("ok"):
                 result["result"] = ["You win!", 1.0, True, False, {}]
         return results
 

@@ -80,7 +80,7 @@ class ValidationConfig:
     probe_slots: int = 16
     #: Resets an instance gets before a long-run replay (drawn from the run seed, at most this
     #: many), so a program cannot keep its good behaviour to the first N resets.
-    long_run_resets: int = 400
+    long_run_resets: int = 300
     #: Turns past ``max_turns`` an episode may run before the termination check fails it
     #: (the same slack ``SpadeEnv`` truncates at).
     turn_slack: int = 2

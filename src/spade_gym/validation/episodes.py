@@ -24,6 +24,7 @@ from typing import Any
 
 from spade_gym.errors import ProtocolError, SandboxError
 from spade_gym.sandbox import ProgramHandle
+from spade_gym.sandbox import protocol as p
 from spade_gym.validation.policies import Policy
 
 #: Error kinds that mean the program hung, crashed or exhausted a limit (validation stops).
@@ -177,7 +178,7 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
     order: dict[int, int] = {}
     live = [_Slot(i) for i in range(max(1, min(slots, len(jobs))))]
     while pending or any(s.job for s in live):
-        items: list[dict] = []
+        items: list = []
         plan: list[tuple[_Slot, str]] = []
         for slot in live:
             if slot.job is None:
@@ -188,13 +189,13 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
                 number, job = pending.pop()
                 slot.job, slot.episode, slot.solution = job, Episode(job.seed, job.policy_name), None
                 order[id(slot.episode)] = number
-                items.append({"op": "reset", "i": slot.index, "seed": job.seed})
+                items.append(p.Reset(slot.index, job.seed))
                 plan.append((slot, "reset"))
                 if has_solution:
-                    items.append({"op": "solution", "i": slot.index})
+                    items.append(p.Solution(slot.index))
                     plan.append((slot, "solution"))
                 if job.ask_hint and has_hint:
-                    items.append({"op": "hint", "i": slot.index})
+                    items.append(p.Hint(slot.index))
                     plan.append((slot, "hint"))
                 continue
             turn = slot.episode.turns
@@ -205,10 +206,10 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
                 continue
             action = slot.job.policy.act(slot.obs, turn, slot.solution)
             slot.pending_action = action
-            items.append({"op": "step", "i": slot.index, "action": action})
+            items.append(p.Step(slot.index, action))
             plan.append((slot, "step"))
             if slot.job.track_solution and has_solution:
-                items.append({"op": "solution", "i": slot.index})
+                items.append(p.Solution(slot.index))
                 plan.append((slot, "solution"))
         if not items:
             break

@@ -21,6 +21,7 @@ reproducible from its seeds.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections import Counter
@@ -34,7 +35,7 @@ BOX_OPEN = "\\boxed{"
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
 _BOXED_EXAMPLE = re.compile(r"\\boxed\{([^{}\n]{1,60})\}")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
-_PLACEHOLDERS = frozenset({"answer", "your answer", "action", "...", "number", "word", "x", "n"})
+_PLACEHOLDERS = frozenset({"answer", "your answer", "action", "...", "number", "word", "x", "n", "boxed"})
 
 #: A small vocabulary for the random-words baseline: common answer words of text games.
 WORDS = tuple(
@@ -64,11 +65,16 @@ def observation_candidates(observation: str) -> list[str]:
 
 def all_candidates(observation: str) -> list[str]:
     """Every distinct boxed example, token and number of an observation, in order of appearance."""
-    text = observation[:20_000]
+    return list(_all_candidates(observation[:20_000]))
+
+
+@functools.lru_cache(maxsize=4096)
+def _all_candidates(text: str) -> tuple[str, ...]:
     found = [m.strip() for m in _BOXED_EXAMPLE.findall(text)] + _NUMBER.findall(text) + _TOKEN.findall(text)
-    return list(dict.fromkeys(c for c in found if c and c.lower() not in _PLACEHOLDERS))
+    return tuple(dict.fromkeys(c for c in found if c and c.lower() not in _PLACEHOLDERS))
 
 
+@functools.lru_cache(maxsize=65536)
 def shape(text: str) -> str:
     """A coarse answer shape: runs of digits, letters and other characters, with their lengths
     (``"4821"`` -> ``"d4"``, ``"blue fox"`` -> ``"a4 a3"``); answers of a game share a shape."""
