@@ -304,8 +304,7 @@ class Context:
             limit = self.turn_limit
         else:
             try:
-                handle = self.open_handle(kwargs={**self.config.program_kwargs, "difficulty": level},
-                                          slots=len(seeds))
+                handle = self.open_handle(kwargs={**self.config.program_kwargs, "difficulty": level})
             except SandboxError as exc:
                 self.level_errors[level] = exc
                 self._levels[level] = None
@@ -316,10 +315,17 @@ class Context:
             # A level may size its own turn budget (harder levels, more turns): probe it with that.
             max_turns = handle.info.get("max_turns") or self.max_turns
             limit = min(max_turns, self.config.max_turns_limit) + self.config.turn_slack
-            probes = self.play_policies(handle, {"oracle": ORACLE, **self.baseline_specs()}, seeds,
-                                        max_steps=limit, what=f"difficulty={level!r}")
-            oracle = probes.pop("oracle")
-            baselines = probes
+            # The oracle plays every probe seed (the zoo's priors come from it); the cheap
+            # baselines, which the main level already measured on every seed, play a few.
+            cheap_seeds = seeds[: self.config.difficulty_seeds]
+            jobs = self.jobs(ORACLE, seeds)
+            for name, spec in self.baseline_specs().items():
+                for job in self.jobs(spec, cheap_seeds):
+                    job.policy_name = name
+                    jobs.append(job)
+            played = self.play(handle, jobs, max_steps=limit, what=f"difficulty={level!r}")
+            oracle = [e for e in played if e.policy == "oracle"]
+            baselines = {name: [e for e in played if e.policy == name] for name in self.baseline_specs()}
         priors = {seed: prior_for(seed, oracle) for seed in seeds}
         shortcuts = self.play_policies(handle, {name: {"kind": name} for name in self.config.shortcut_baselines},
                                        seeds, max_steps=limit, priors=priors,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 
+from spade_gym.errors import SandboxError
 from spade_gym.sandbox.protocol import Reset
 from spade_gym.validation.checks import check
 from spade_gym.validation.context import ORACLE, REPLAY_BASELINE, Abort, Context, Outcome, most_common_share
@@ -54,9 +55,12 @@ def _long_run(ctx: Context) -> tuple[int, dict[str, list[Episode]]]:
         items = [Reset(0, ctx.seeds[(done + k) % len(ctx.seeds)]) for k in range(chunk)]
         try:
             results = ctx.handle.batch(items, timeout=ctx.timeout_for(chunk, "resetting repeatedly"))
-        except Exception as exc:  # noqa: BLE001 - a hang or crash here is the program's
-            raise Abort(f"resetting {resets} times in one instance: {describe_error(exc) if hasattr(exc, 'kind') else exc}",
-                        {"kind": getattr(exc, "kind", "internal")}) from None
+        except SandboxError as exc:
+            if ctx.remaining() <= 0.1:
+                raise Abort(f"resetting one instance {resets} times: validation stopped at its "
+                            f"{ctx.config.max_seconds:g} s time limit; the program is far too slow",
+                            {"kind": "slow"}) from None
+            raise Abort(f"resetting one instance {resets} times: {describe_error(exc)}", {"kind": exc.kind}) from None
         failed = next((r for r in results if not r.get("ok")), None)
         if failed is not None:
             raise Abort(f"reset() failed after {done} resets in one instance: {describe_error(failed['error'])}",
