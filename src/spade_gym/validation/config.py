@@ -77,11 +77,13 @@ class ValidationConfig:
     #: How much easier (baseline best rate) the hardest level may be than the easiest: two of
     #: the 8 seeds a level plays, so that one lucky win is not read as an ordering.
     level_order_slack: float = 0.25
-    #: Instances of the program per probe worker: episodes advanced per round trip.
-    probe_slots: int = 16
+    #: Instances of the program per probe worker: episodes advanced per round trip. Each
+    #: instance costs a module execution in the worker, each round trip a few hundred
+    #: microseconds: 8 is about where the two balance for validation's episode counts.
+    probe_slots: int = 8
     #: Resets an instance gets before a long-run replay (drawn from the run seed, at most this
     #: many), so a program cannot keep its good behaviour to the first N resets.
-    long_run_resets: int = 300
+    long_run_resets: int = 200
     #: Turns past ``max_turns`` an episode may run before the termination check fails it
     #: (the same slack ``SpadeEnv`` truncates at).
     turn_slack: int = 2

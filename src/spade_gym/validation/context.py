@@ -27,12 +27,15 @@ from spade_gym.errors import SandboxError
 from spade_gym.sandbox import ProgramHandle
 from spade_gym.validation.config import ValidationConfig
 from spade_gym.validation.episodes import Episode, FatalEpisode, Job, play
-from spade_gym.validation.messages import describe_error
+from spade_gym.validation.messages import describe_error, excerpt
 from spade_gym.validation.policies import SHORTCUT_BASELINES, Prior, label, make_policy
 
 ORACLE = {"kind": "oracle"}
 #: The baseline replayed in a fresh worker by the determinism check (covers wrong-answer paths).
 REPLAY_BASELINE = {"kind": "random_words"}
+#: Policies whose episodes record ``solution()`` after reset (the checks read it: leaks in
+#: info, determinism of the task); the others only need to win or lose.
+SOLUTION_RECORDED = frozenset({"oracle", "actions", "random_words"})
 #: Largest seed drawn (seeds stay within what every program's RNG accepts).
 MAX_SEED = 2**31 - 1
 
@@ -209,7 +212,14 @@ class Context:
             if self.remaining() <= 0.1:
                 raise Abort(f"{what}: validation stopped at its {self.config.max_seconds:g} s time limit; the "
                             f"program is far too slow", {"kind": "slow"}) from None
-            raise Abort(f"{what}: {describe_error(exc)}", {"kind": exc.kind, "lineno": exc.lineno}) from None
+            in_flight = getattr(exc, "in_flight", None) or []
+            actions = [action for _, call, action in in_flight if call == "step"]
+            message = f"{what}: {describe_error(exc)}"
+            if in_flight:
+                calls = ", ".join(f"seed {seed} {call}" + (f" {excerpt(action, 40)}" if action is not None else "")
+                                  for seed, call, action in in_flight[:6])
+                message += f"\n(the calls in flight: {calls}{', ...' if len(in_flight) > 6 else ''})"
+            raise Abort(message, {"kind": exc.kind, "lineno": exc.lineno, "actions": actions}) from None
         elapsed = time.perf_counter() - start
         calls = sum(1 + e.turns for e in episodes)
         per_call = elapsed / max(1, calls)
@@ -232,7 +242,8 @@ class Context:
             # a tool-use program is solved by playing its solution's actions, not by boxing it
             spec = {**spec, "kind": "tool_oracle"}
         return [Job(seed, kind, make_policy(spec, seed, (priors or {}).get(seed), run_seed=self.run_seed),
-                    track_solution=kind in ("oracle", "actions"), ask_hint=kind == "oracle")
+                    track_solution=kind in ("oracle", "actions"), ask_hint=kind == "oracle",
+                    first_solution=kind in SOLUTION_RECORDED)
                 for seed in seeds]
 
     def play_policies(self, handle: ProgramHandle, specs: dict[str, dict], seeds: list[int], *, max_steps: int,
@@ -278,9 +289,10 @@ class Context:
         ``handle`` if given (it must not have played yet), else a new one."""
         if not self.fresh_episodes:
             self.fresh_handle = handle or self.open_handle()
-            self.fresh_episodes = self.play_policies(
-                self.fresh_handle, {"oracle": ORACLE, "random_words": REPLAY_BASELINE}, self.seeds,
-                max_steps=self.turn_limit, what="probing a fresh worker")
+            jobs = self.jobs(ORACLE, self.seeds) + self.jobs(REPLAY_BASELINE, self.shortcut_seeds)
+            played = self.play(self.fresh_handle, jobs, max_steps=self.turn_limit, what="probing a fresh worker")
+            self.fresh_episodes = {"oracle": [e for e in played if e.policy == "oracle"],
+                                   "random_words": [e for e in played if e.policy == "random_words"]}
         return self.fresh_episodes
 
     # ------------------------------------------------------------------ levels

@@ -115,8 +115,11 @@ class Job:
     seed: int
     policy_name: str
     policy: Policy
-    #: Ask ``solution()`` before every action (the oracle needs it; fuzzing records it).
+    #: Ask ``solution()`` before every action (the oracle needs it).
     track_solution: bool = False
+    #: Ask ``solution()`` right after ``reset()`` (recorded as ``solution0``); implied by
+    #: ``track_solution``. Probes that only need to win or lose skip it (one call less each).
+    first_solution: bool = True
     ask_hint: bool = False
 
 
@@ -161,6 +164,7 @@ class _Slot:
         self.episode: Episode | None = None
         self.obs = ""
         self.solution: str | None = None
+        self.pending_action = ""
 
 
 def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
@@ -191,7 +195,7 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
                 order[id(slot.episode)] = number
                 items.append(p.Reset(slot.index, job.seed))
                 plan.append((slot, "reset"))
-                if has_solution:
+                if has_solution and (job.first_solution or job.track_solution):
                     items.append(p.Solution(slot.index))
                     plan.append((slot, "solution"))
                 if job.ask_hint and has_hint:
@@ -213,7 +217,12 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
                 plan.append((slot, "solution"))
         if not items:
             break
-        results = handle.batch(items, timeout=timeout_for(len(items)))
+        try:
+            results = handle.batch(items, timeout=timeout_for(len(items)))
+        except SandboxError as exc:  # the whole batch failed (a hang the host killed, a crash)
+            exc.in_flight = [(slot.job.seed, call, slot.pending_action if call == "step" else None)
+                             for slot, call in plan if slot.job is not None]
+            raise
         if not isinstance(results, list) or len(results) != len(items):
             raise ProtocolError("the worker answered a batch with the wrong number of results")
         for (slot, call), result in zip(plan, results):

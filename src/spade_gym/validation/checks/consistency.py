@@ -13,7 +13,7 @@ from spade_gym.validation.episodes import Episode
 from spade_gym.validation.messages import Problem, describe_error, excerpt, format_problems
 
 #: Seeds replayed after the long run of resets.
-LONG_RUN_SEEDS = 4
+LONG_RUN_SEEDS = 2
 
 
 def first_difference(a: Episode, b: Episode, *, steps: bool = True) -> tuple[str, str] | None:

@@ -41,8 +41,7 @@ def _reward_problems(episodes: list[Episode], label: str) -> list[Problem]:
 
 def _fuzz(ctx: Context, handle, texts: list[str], what: str) -> list[Episode]:
     queue = list(texts)
-    jobs = [Job(ctx.seeds[i % len(ctx.seeds)], "fuzz", Feed(None, queue), track_solution=True)
-            for i in range(len(texts))]
+    jobs = [Job(ctx.seeds[i % len(ctx.seeds)], "fuzz", Feed(None, queue)) for i in range(len(texts))]
     return ctx.play(handle, jobs, max_steps=ctx.turn_limit, what=what)
 
 
@@ -61,11 +60,14 @@ def _false_wins(episodes: list[Episode]) -> list[Problem]:
     problems = []
     for episode in episodes:
         for turn, step in enumerate(episode.steps, 1):
-            if (step.terminated and step.reward > 0 and step.solution is not None
-                    and carries_no_answer(step.action) and not leaks(step.action, step.solution)):
+            # A text without an answer that still holds the task's answer (``42`` unboxed) is
+            # lenient parsing, not a free win: those are compared with the episode's answer.
+            answer = step.solution if step.solution is not None else episode.solution0
+            if (step.terminated and step.reward > 0 and carries_no_answer(step.action)
+                    and not leaks(step.action, answer)):
                 problems.append(Problem("false-win", f"fuzz input, seed {episode.seed}, turn {turn}", (
                     f"the action {excerpt(step.action)} won (reward {step.reward:g}) though it gives no answer (the "
-                    f"answer was {excerpt(step.solution)}); only an answer may win")))
+                    f"answer was {excerpt(answer)}); only an answer may win")))
     return problems
 
 

@@ -142,8 +142,8 @@ def check_informative(ctx: Context) -> Outcome:
     fixed = list(FIXED_PROBES)
     if numbers:  # the middle of the answers' range: a probe that any higher/lower feedback answers
         fixed.insert(0, f"\\boxed{{{int((numbers[0] + numbers[-1]) / 2)}}}")
-    jobs = [Job(seed, "fixed", FixedActions(None, fixed)) for seed in seeds]
-    jobs += [Job(seed, "copy_every", CopyEvery(None)) for seed in seeds]
+    jobs = [Job(seed, "fixed", FixedActions(None, fixed), first_solution=False) for seed in seeds]
+    jobs += [Job(seed, "copy_every", CopyEvery(None), first_solution=False) for seed in seeds]
     episodes = ctx.play(ctx.handle, jobs, max_steps=ctx.turn_limit, what="fixed probes")
     episodes += [e for e in ctx.baselines().get("empty", []) if e.seed in seeds]
     by_probe: dict[str, set] = {}
