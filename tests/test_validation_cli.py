@@ -137,7 +137,7 @@ def test_import_rejects_renamed_copies_within_one_run(runner, tmp_path):
     (pool / "b.py").write_text(GUESS_SOURCE.replace("NumberHuntEnv", "TwinCopyEnv").replace("history", "past"))
     result = runner.invoke(main, ["import", str(pool), "--suite", str(tmp_path / "suite"), "--json"])
     out = json.loads(result.stdout)
-    assert [a["id"] for a in out["accepted"]] == ["spade/HuntTwin-v0"]
+    assert [a["id"] for a in out["accepted"]] == ["spade/HuntTwin-v0"], out
     assert out["rejected"][0]["failed"] == ["novelty"] and "spade/HuntTwin-v0" in out["rejected"][0]["reason"]
 
 

@@ -51,9 +51,10 @@ def test_default_compares_with_every_registered_suite(tmp_path, bundled_entry):
 
 def test_an_unreadable_entry_is_reported_not_dropped(tmp_path):
     """An entry the novelty check cannot fingerprint used to be skipped silently."""
-    build_suite(tmp_path, {"guess": GUESS_SOURCE})
+    source = GUESS_SOURCE + f"\n# registered by {tmp_path.name}\n"  # a checksum no other test has cached
+    build_suite(tmp_path, {"guess": source})
     entry = Suite(tmp_path).entries()[0]
-    entry.env_path.write_text(GUESS_SOURCE + "\n# tampered\n")  # the checksum no longer matches
+    entry.env_path.write_text(source + "# tampered\n")  # the checksum no longer matches
     verdict = check_novelty((__import__("conftest").BENIGN_DIR / "numpy_grid.py").read_text(), suites=[Suite(tmp_path)],
                             behaviour=False)
     assert verdict.skipped and verdict.skipped[0][0] == entry.id
