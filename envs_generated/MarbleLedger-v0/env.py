@@ -77,7 +77,9 @@ class MarbleLedgerEnv:
             final = self._run(events)[target]
             naive = self._run(original)[target]
             shown = set(self.start.values()) | set(e["n"] for e in original) | set(x[2] for x in amends if x[1] == "n")
-            if final != naive and final not in shown and final > 0:
+            # the answer is a count no line states, changed by the corrections, and not a small count that
+            # repeated halvings make common across tasks
+            if final != naive and final not in shown and final >= 12:
                 break
         self.events = events
         self.original = original

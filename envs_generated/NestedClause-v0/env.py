@@ -1,5 +1,6 @@
 """Nested clauses: one long sentence stacks relative clauses inside each other ('the baker that the tailor
-that the guard warned paid ...'), the way centre-embedded English does; read it and say who did what to whom."""
+that the guard warned paid ...'), the way centre-embedded English does; read it and answer two questions about
+who did what to whom."""
 import random
 import re
 
@@ -50,14 +51,21 @@ class NestedClauseEnv:
         main = f"{verbs[0][0]} the {obj}"
         self.facts.append((nouns[0], verbs[0][0], obj))
         self.sentence = " ".join(parts) + " " + " ".join(reversed(tails)) + " " + main + "."
-        # ask about a clause in the middle of the stack (the hard part to track)
-        doer, verb, receiver = rng.choice(self.facts[:-1] if depth > 1 else self.facts)
-        if rng.random() < 0.5:
-            self.question = f"Who {verb} the {receiver}?"
-            self._answer = doer
-        else:
-            self.question = f"Whom did the {doer} {dict((p, b) for p, b in VERBS)[verb]}?"
-            self._answer = receiver
+        # two questions about clauses inside the stack (the hard part to track), answered together: a single
+        # name copied from the screen cannot be the answer
+        base = dict((p, b) for p, b in VERBS)
+        inner = self.facts[:-1] if depth > 1 else self.facts
+        picks = rng.sample(inner, 2) if len(inner) >= 2 else [inner[0], self.facts[-1]]
+        questions, answers = [], []
+        for doer, verb, receiver in picks:
+            if rng.random() < 0.5:
+                questions.append(f"Who {verb} the {receiver}?")
+                answers.append(doer)
+            else:
+                questions.append(f"Whom did the {doer} {base[verb]}?")
+                answers.append(receiver)
+        self.question = " ".join(f"({i + 1}) {q}" for i, q in enumerate(questions))
+        self._answer = ", ".join(answers)
         self.turn = 0
         self.done = False
         return self._task(), {}
@@ -68,7 +76,7 @@ class NestedClauseEnv:
                 f"Sentence: {self.sentence}\n"
                 f"Question: {self.question}\n"
                 f"People in the sentence: {', '.join(names)}.\n"
-                "Answer with one person, e.g. \\boxed{baker}. "
+                "Answer both questions in order, one person each, e.g. \\boxed{<person 1>, <person 2>}. "
                 f"You have {self.max_turns} attempt(s).")
 
     def step(self, action):
@@ -77,11 +85,16 @@ class NestedClauseEnv:
         self.turn += 1
         out = self.turn >= self.max_turns
         m = BOX_RE.search(str(action)[:5000])
-        guess = re.sub(r"^(the|a)\s+", "", m.group(1).strip().lower()) if m else ""
+        parts = [re.sub(r"^(the|a)\s+", "", p.strip().lower()) for p in re.split(r"[,;]", m.group(1))] if m else []
+        guess = ", ".join(p for p in parts if p)
         if guess == self._answer:
             self.done = True
             return "Correct. You win!", 1.0, True, False, {}
-        msg = "No answer found: name one person inside \\boxed{...}." if not m else f"'{guess[:20]}' is not right."
+        if not m:
+            msg = "No answer found: name two people inside \\boxed{...}, separated by a comma."
+        else:
+            right = sum(1 for a, b in zip([p for p in parts if p], self._answer.split(", ")) if a == b)
+            msg = f"Not right: {right} of the 2 answers are correct."
         if out:
             self.done = True
             return msg + " No attempts left.", 0.0, True, False, {}

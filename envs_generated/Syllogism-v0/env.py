@@ -74,9 +74,11 @@ class SyllogismEnv:
             cands = [x for x in STATEMENTS if x not in premises]
             follows = [x for x in cands if models & TRUTH[x] == models]
             possible = [x for x in cands if x not in follows and models & TRUTH[x]]
-            if not follows or len(possible) < nc - 1:
+            least = 1 if self.difficulty == "easy" else 2
+            if len(follows) < least or len(possible) < nc - least:
                 continue
-            k = rng.randint(1, min(len(follows), 3, nc - 1))
+            # several conclusions to pick on harder levels, so the answer is a set, not one popular letter
+            k = rng.randint(least, min(len(follows), 3, nc - 1))
             chosen = rng.sample(follows, k) + rng.sample(possible, nc - k)
             rng.shuffle(chosen)
             break
@@ -121,5 +123,5 @@ class SyllogismEnv:
 
     def hint(self):
         return (f"Exactly {len(self._answer)} of the conclusions must follow. Draw three overlapping circles and, "
-                "for each premise, shade regions that must be empty ('all', 'no') and mark regions where someone must "
-                "be ('some'); each conclusion follows only if no way of filling the unmarked regions makes it false.")
+                "for each premise, shade regions that must stay empty ('all', 'no') and mark regions that someone must "
+                "occupy ('some'); each conclusion follows only if no way of filling the unmarked regions makes it false.")
