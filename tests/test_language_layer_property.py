@@ -116,7 +116,7 @@ def _run(source: str):
 _SAFE_DUNDERS = READABLE_DUNDER_ATTRS
 
 
-def _leak(value, namespace, guards) -> str | None:
+def _leak(value, namespace, guards, depth: int = 0) -> str | None:
     if isinstance(value, (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)):
         return f"a {type(value).__name__}"
     if isinstance(value, type) and issubclass(value, type):
@@ -126,10 +126,14 @@ def _leak(value, namespace, guards) -> str | None:
     if isinstance(value, (list, tuple)) and len(value) > 50 and all(isinstance(v, type) for v in value):
         return "the class table"
     if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
-        for key in value:
-            if key.startswith("__") and key.endswith("__") and key not in _SAFE_DUNDERS and key != "__module__":
+        for key, item in value.items():
+            # ``__wrapped__`` (set by update_wrapper) holds the object the program passed in
+            if key.startswith("__") and key.endswith("__") and key not in _SAFE_DUNDERS | {"__wrapped__"}:
                 return f"a dict holding {key}"
-    name = getattr(value, "__name__", None) if callable(value) else None
+            if depth < 2 and (problem := _leak(item, namespace, guards, depth + 1)):
+                return f"{key}: {problem}"
+    # (a class is fine: ``type(x)`` of an object the program holds is ordinary Python)
+    name = getattr(value, "__name__", None) if callable(value) and not isinstance(value, type) else None
     if isinstance(name, str) and name.startswith("_") and name not in _SAFE_DUNDERS:
         owner = getattr(value, "__self__", None)
         if owner is None or not guards.is_program_object(owner):
@@ -151,3 +155,36 @@ def test_no_chain_of_surface_callables_reaches_a_library_private(steps):
     for value in namespace["RESULTS"]:
         problem = _leak(value, namespace, guards)
         assert problem is None, f"{problem} reached by:\n{source}"
+
+
+def test_match_args_of_vetted_library_classes_are_public():
+    """Positional class patterns read ``__match_args__`` names natively; every vetted class
+    must list only public, non-denied names there (programs cannot define it)."""
+    from spade_gym.sandbox.policy import DENIED_ATTRIBUTES
+
+    runtime = ProgramRuntime(Limits())
+
+    class Owner:
+        recursion_limit = 1000
+
+    checked = 0
+    for surface in runtime.surfaces.for_instance(Owner()).values():
+        for value in vars(surface).values():
+            names = getattr(value, "__match_args__", None) if isinstance(value, type) else None
+            if names:
+                checked += 1
+                assert all(not n.startswith("_") and n not in DENIED_ATTRIBUTES for n in names), (value, names)
+    assert checked >= 3
+
+
+def test_dotted_class_patterns_run_natively_and_privately_named_ones_are_refused():
+    namespace, _ = _run("import random\nimport difflib\nm = difflib.Match(1, 2, 3)\n"
+                        "match m:\n    case difflib.Match(a, b, size=s):\n        OUT = (a, b, s)\n"
+                        "match random.Random(0):\n    case random.Random():\n        KIND = 'rng'\n")
+    assert namespace["OUT"] == (1, 2, 3) and namespace["KIND"] == "rng"
+    import pytest
+
+    with pytest.raises(PolicyViolation, match="pattern class attribute"):
+        compile_program("import random\nmatch 1:\n    case random._inst():\n        pass\n")
+    with pytest.raises(PolicyViolation, match="pattern attribute"):
+        compile_program("match 1:\n    case int(_secret=x):\n        pass\n")

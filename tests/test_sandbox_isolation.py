@@ -265,3 +265,23 @@ def test_seccomp_program_allows_the_list_and_self_signals_only(arch):
     for name, nr in denied.items():
         assert _run_bpf(prog, audit, nr) == eperm, name
     assert _run_bpf(prog, 0x40000003, 0) == 0x80000000, "a foreign architecture kills the process"
+
+
+# ----------------------------------------------------------------------------- reported, not silent (issue 12 item 5)
+
+
+def test_worker_hello_reports_each_protection_and_doctor_shows_it():
+    with ProgramHandle(GUESS_SOURCE) as handle:
+        confinement = handle.confinement
+    assert set(confinement) >= {"pdeathsig", "no_new_privs", "landlock_abi", "seccomp", "uid_isolation", "uid"}
+    assert type(confinement["no_new_privs"]) is bool and type(confinement["pdeathsig"]) is bool
+    assert type(confinement["landlock_abi"]) is int and type(confinement["seccomp"]) is bool
+    if sys.platform == "linux":
+        assert confinement["no_new_privs"] and confinement["pdeathsig"], confinement
+
+    from spade_gym.cli.doctor_cmd import collect
+
+    report = collect()
+    assert report["worker"]["seccomp"] == confinement["seccomp"]
+    assert report["worker"]["landlock_abi"] == confinement["landlock_abi"]
+    assert all(v.startswith("refused") for v in report["worker_can_write_files"].values())

@@ -382,11 +382,25 @@ class SpadePolicy(RestrictingNodeTransformer):
         return self.node_contents_visit(node)
 
     def visit_MatchClass(self, node):
-        # Keyword sub-patterns read attributes natively, bypassing ``_getattr_``.
+        """``case C(x, k=y)`` reads attributes natively, bypassing ``_getattr_``: the class
+        expression (``random.Random``), the keyword names and — for positional patterns —
+        the names in ``C.__match_args__``. The first two must be public, non-denied names
+        (checked here; the class expression stays a native dotted name, which is all the
+        grammar allows); ``__match_args__`` cannot be defined by a program (a dunder) and
+        lists only public names on every vetted library class (a test audits them)."""
+        chain = node.cls
+        while isinstance(chain, ast.Attribute):
+            if chain.attr.startswith("_") or chain.attr in DENIED_ATTRIBUTES:
+                self.error(node, f'pattern class attribute "{chain.attr}" is not allowed.')
+            chain = chain.value
+        if isinstance(chain, ast.Name):
+            self.check_name(node, chain.id)
         for attr in node.kwd_attrs:
             if attr.startswith("_") or attr in DENIED_ATTRIBUTES:
                 self.error(node, f'pattern attribute "{attr}" is not allowed.')
-        return self.node_contents_visit(node)
+        node.patterns = [self.visit(p) for p in node.patterns]
+        node.kwd_patterns = [self.visit(p) for p in node.kwd_patterns]
+        return node
 
     # ------------------------------------------------------------------ module
 

@@ -53,6 +53,7 @@ import numpy.linalg
 import numpy.random
 
 from spade_gym.sandbox import mathverify
+from spade_gym.sandbox.policy import PROGRAM_FILENAME
 
 #: Types whose instances a program may never hold (see ``guards.BLOCKED_VALUE_TYPES``).
 _NEVER_EXPOSE_TYPES = (types.ModuleType, types.CodeType, types.FrameType, types.TracebackType)
@@ -140,6 +141,12 @@ class SandboxRefusal(AttributeError):
     """A call refused by a vetted surface (raised as AttributeError, like the guards)."""
 
 
+def _program_callable(obj) -> bool:
+    """A function whose code the program (or the tool-use base class) compiled."""
+    code = getattr(obj, "__code__", None) if isinstance(obj, types.FunctionType) else None
+    return code is not None and code.co_filename in (PROGRAM_FILENAME, "<spade-tool-use-base>")
+
+
 def _guarded_functools(guards) -> dict:
     members = _public_members(functools)
     defaults_assigned, defaults_updated = functools.WRAPPER_ASSIGNMENTS, functools.WRAPPER_UPDATES
@@ -149,12 +156,28 @@ def _guarded_functools(guards) -> dict:
             raise SandboxRefusal("functools.update_wrapper/wraps accept only the default attribute lists in the sandbox")
 
     def update_wrapper(wrapper, wrapped, assigned=defaults_assigned, updated=defaults_updated):
+        # Rebuilt on the guards: metadata is read through them (a library object's
+        # ``__dict__`` is never copied), and only the program's own wrapper is written.
         _check_lists(assigned, updated)
-        return functools.update_wrapper(wrapper, wrapped, assigned, updated)
+        if not _program_callable(wrapper) and not guards.is_program_object(wrapper):
+            raise SandboxRefusal("functools.update_wrapper/wraps write only to the program's own functions and objects")
+        for attr in assigned:
+            try:
+                setattr(wrapper, attr, guards.getattr_slow(wrapped, attr))
+            except AttributeError:
+                pass
+        for attr in updated:
+            try:
+                source = guards.getattr_slow(wrapped, attr)
+            except AttributeError:
+                continue
+            getattr(wrapper, attr).update(source)
+        wrapper.__wrapped__ = wrapped
+        return wrapper
 
     def wraps(wrapped, assigned=defaults_assigned, updated=defaults_updated):
         _check_lists(assigned, updated)
-        return functools.wraps(wrapped, assigned, updated)
+        return functools.partial(update_wrapper, wrapped=wrapped, assigned=assigned, updated=updated)
 
     def _no_string_annotations(func):
         annotations = getattr(func, "__annotations__", None) or {}
