@@ -33,7 +33,7 @@ class _Clock:
 
 
 clock = _Clock()
-_monotonic = time.monotonic
+monotonic = _monotonic = time.monotonic
 
 
 def _on_alarm(signum, frame):

@@ -186,6 +186,7 @@ class Guards:
         #: Every class a ``class`` statement of the program built (or a vetted helper
         #: built for it: namedtuple, dataclass(slots=True)); decided by identity.
         self._program_types: set[type] = set()
+        self._private_owner: dict[tuple, bool] = {}
         #: Classes whose whole MRO is program-defined (or a safe base), plus the module
         #: surfaces (whose members are vetted): attribute access on their instances skips
         #: the guard call (see ``policy.visit_Attribute``).
@@ -224,10 +225,19 @@ class Guards:
         """A private name on a program object is readable unless a *library* class in its
         hierarchy defines it (subclassing a library class must not expose its privates)."""
         cls = type(obj) if not isinstance(obj, type) else obj
-        for klass in cls.__mro__:
-            if name in klass.__dict__:
-                return klass in self._program_types
-        return True  # instance attribute (or absent: AttributeError follows)
+        key = (cls, name)
+        known = self._private_owner.get(key)
+        if known is None:
+            known = True  # instance attribute (or absent: AttributeError follows)
+            for klass in cls.__mro__:
+                if name in klass.__dict__:
+                    known = klass in self._program_types
+                    break
+            if len(self._private_owner) < 65536:
+                # A later class attribute of the program's can only turn False into True:
+                # a stale entry is stricter than necessary, never laxer.
+                self._private_owner[key] = known
+        return known
 
     def is_program_object(self, obj) -> bool:
         if self.is_program_type(type(obj)):

@@ -149,6 +149,8 @@ _LOW, _HIGH = REWARD_RANGE
 
 def check_reward(value, strict: bool) -> float:
     """A finite float; outside the contract's range it is a failure (strict) or clamped."""
+    if type(value) is float and _LOW <= value <= _HIGH:  # the common case, NaN excluded
+        return value
     reward = check_number(value, "step() reward")
     if _LOW <= reward <= _HIGH:
         return reward

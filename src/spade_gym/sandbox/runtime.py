@@ -31,6 +31,9 @@ from spade_gym.sandbox.results import (
 )
 from spade_gym.sandbox.surfaces import Surfaces
 
+_clock = deadline.clock
+_monotonic = deadline.monotonic
+
 
 class PrintSink:
     """``print`` for programs: keeps the last few KiB for error reports, drops the rest."""
@@ -79,10 +82,13 @@ class ProgramRuntime:
 
     def timed(self, fn, args=(), what="call", kwargs=None, seconds=None):
         """Run ``fn`` with the worker-side deadline armed; raise CallFailed on any failure."""
-        deadline.arm(self.limits.call_timeout if seconds is None else seconds)
+        # The clock is set inline (not through deadline.arm/disarm): this runs on every step.
+        clock = _clock
+        clock.deadline = _monotonic() + (self.limits.call_timeout if seconds is None else seconds)
+        clock.armed = True
         try:
             result = fn(*args, **kwargs) if kwargs else fn(*args)
-            if deadline.expired():
+            if _monotonic() > clock.deadline:
                 # The program swallowed the interruption and finished late: the
                 # result does not count (the host refuses late results too).
                 raise deadline.Deadline()
@@ -92,7 +98,7 @@ class ProgramRuntime:
         except BaseException as exc:  # noqa: BLE001 - every program failure is reported, not raised
             raise CallFailed(describe_failure(exc, what, self.limits, self.output.tail())) from None
         finally:
-            deadline.disarm()
+            clock.armed = False
 
     # ---------------------------------------------------------------- loading
 
