@@ -119,13 +119,12 @@ class ValidationConfig:
 
     def __post_init__(self) -> None:
         names = check_names()
-        if self.checks is None:
-            object.__setattr__(self, "checks", names)
-        object.__setattr__(self, "checks", tuple(self.checks))
-        unknown = [c for c in self.checks if c not in names]
+        checks = names if self.checks is None else tuple(self.checks)
+        object.__setattr__(self, "checks", checks)
+        unknown = [c for c in checks if c not in names]
         if unknown:
             raise ConfigError(f"unknown validation check(s): {', '.join(unknown)}; known: {', '.join(names)}")
-        missing = [c for c in fatal_check_names() if c not in self.checks]
+        missing = [c for c in fatal_check_names() if c not in checks]
         if missing:
             raise ConfigError(f"the {' and '.join(missing)} check(s) cannot be disabled: every other check needs them")
         positive = {"seeds": self.seeds, "cost_samples": self.cost_samples, "hint_max_chars": self.hint_max_chars,

@@ -146,6 +146,13 @@ class Context:
     def shortcut_seeds(self) -> list[int]:
         return self.seeds[: self.config.shortcut_seeds]
 
+    @property
+    def main(self) -> ProgramHandle:
+        """The main probe worker (opened by the load check, which every other check follows)."""
+        if self.handle is None:
+            raise RuntimeError("the main worker is not open: the load check has not run")
+        return self.handle
+
     # ------------------------------------------------------------------ workers
 
     def open_handle(self, *, strict: bool = False, kwargs: dict | None = None,
@@ -204,6 +211,7 @@ class Context:
         except FatalEpisode as fatal:
             episode = fatal.episode
             error = episode.error
+            assert error is not None
             raise Abort(f"{what}, seed {episode.seed}, turn {episode.error_turn}: {describe_error(error)}",
                         {"kind": error.kind, "lineno": error.lineno, "seed": episode.seed,
                          "turn": episode.error_turn, "policy": episode.policy,
@@ -216,9 +224,9 @@ class Context:
             actions = [action for _, call, action in in_flight if call == "step"]
             message = f"{what}: {describe_error(exc)}"
             if in_flight:
-                calls = ", ".join(f"seed {seed} {call}" + (f" {excerpt(action, 40)}" if action is not None else "")
+                listed = ", ".join(f"seed {seed} {call}" + (f" {excerpt(action, 40)}" if action is not None else "")
                                   for seed, call, action in in_flight[:6])
-                message += f"\n(the calls in flight: {calls}{', ...' if len(in_flight) > 6 else ''})"
+                message += f"\n(the calls in flight: {listed}{', ...' if len(in_flight) > 6 else ''})"
             raise Abort(message, {"kind": exc.kind, "lineno": exc.lineno, "actions": actions}) from None
         elapsed = time.perf_counter() - start
         calls = sum(1 + e.turns for e in episodes)
@@ -274,7 +282,7 @@ class Context:
     def _main_probes(self) -> dict[str, list[Episode]]:
         if "main" not in self._probes:
             specs = {"oracle": ORACLE, **self.baseline_specs()}
-            self._probes["main"] = self.play_policies(self.handle, specs, self.seeds, max_steps=self.turn_limit,
+            self._probes["main"] = self.play_policies(self.main, specs, self.seeds, max_steps=self.turn_limit,
                                                       what="probing")
         return self._probes["main"]
 
@@ -310,7 +318,7 @@ class Context:
             return self._levels[level]
         seeds = self.shortcut_seeds
         if level is None or (level == self.default_difficulty and "difficulty" not in self.config.program_kwargs):
-            handle, max_turns = self.handle, self.max_turns
+            handle, max_turns = self.main, self.max_turns
             oracle = self.oracle()
             baselines = self.baselines()
             limit = self.turn_limit

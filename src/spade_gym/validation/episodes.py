@@ -202,17 +202,18 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
                     items.append(p.Hint(slot.index))
                     plan.append((slot, "hint"))
                 continue
-            turn = slot.episode.turns
-            if slot.job.policy.exhausted:
-                slot.episode.max_steps_reached = True
-                done[order.pop(id(slot.episode))] = slot.episode
+            episode, job = slot.episode, slot.job
+            assert episode is not None
+            if job.policy.exhausted:
+                episode.max_steps_reached = True
+                done[order.pop(id(episode))] = episode
                 slot.job = slot.episode = None
                 continue
-            action = slot.job.policy.act(slot.obs, turn, slot.solution)
+            action = job.policy.act(slot.obs, episode.turns, slot.solution)
             slot.pending_action = action
             items.append(p.Step(slot.index, action))
             plan.append((slot, "step"))
-            if slot.job.track_solution and has_solution:
+            if job.track_solution and has_solution:
                 items.append(p.Solution(slot.index))
                 plan.append((slot, "solution"))
         if not items:
@@ -220,8 +221,9 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
         try:
             results = handle.batch(items, timeout=timeout_for(len(items)))
         except SandboxError as exc:  # the whole batch failed (a hang the host killed, a crash)
-            exc.in_flight = [(slot.job.seed, call, slot.pending_action if call == "step" else None)
-                             for slot, call in plan if slot.job is not None]
+            in_flight = [(slot.job.seed, call, slot.pending_action if call == "step" else None)
+                         for slot, call in plan if slot.job is not None]
+            exc.in_flight = in_flight  # type: ignore[attr-defined]
             raise
         if not isinstance(results, list) or len(results) != len(items):
             raise ProtocolError("the worker answered a batch with the wrong number of results")
@@ -244,8 +246,8 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
 
 def _absorb(slot: _Slot, call: str, result: Any) -> None:
     """Record one raw call result in the slot's episode (in the order the calls ran)."""
-    episode = slot.episode
-    if episode is None or episode.error is not None or episode.ended:
+    episode, job = slot.episode, slot.job
+    if episode is None or job is None or episode.error is not None or episode.ended:
         return  # (a solution asked after the final step is not needed)
     turn = episode.turns + (1 if call == "step" else 0)
     try:
@@ -259,7 +261,7 @@ def _absorb(slot: _Slot, call: str, result: Any) -> None:
             obs, info = _reset_result(value)
             episode.obs0, episode.info0, slot.obs = obs[:KEPT_CHARS * 4], info, obs
             episode.absorb(obs, info)
-            slot.job.policy.begin(obs)
+            job.policy.begin(obs)
         elif call == "solution":
             solution = _text(value, "solution()")
             slot.solution = solution
@@ -270,7 +272,7 @@ def _absorb(slot: _Slot, call: str, result: Any) -> None:
         else:
             obs, reward, terminated, truncated, info = _step_result(value)
             episode.steps.append(Step(slot.pending_action, obs[:KEPT_CHARS], reward, terminated, truncated, info,
-                                      slot.solution if slot.job.track_solution else None))
+                                      slot.solution if job.track_solution else None))
             episode.absorb(obs, reward, terminated, truncated, info)
             slot.obs = obs
     except SandboxError as exc:

@@ -42,9 +42,7 @@ class _Normalizer(ast.NodeTransformer):
     def __init__(self) -> None:
         self.names: dict[str, str] = {}
 
-    def canon(self, name: str | None) -> str | None:
-        if name is None:
-            return None
+    def canon(self, name: str) -> str:
         if name not in self.names:
             self.names[name] = f"v{len(self.names)}"
         return self.names[name]
@@ -65,7 +63,7 @@ class _Normalizer(ast.NodeTransformer):
 
     def visit_keyword(self, node: ast.keyword) -> ast.AST:
         self.generic_visit(node)
-        node.arg = self.canon(node.arg)
+        node.arg = self.canon(node.arg) if node.arg is not None else None
         return node
 
     def _named(self, node):

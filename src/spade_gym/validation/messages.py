@@ -32,9 +32,9 @@ def describe_error(error: dict | SandboxError) -> str:
     """An error the sandbox reported: its message, then the program's own traceback excerpt."""
     if isinstance(error, SandboxError):
         # The host folds the program's output into ``details`` after its traceback.
-        trace, _, output = (error.details or "").partition("\nProgram output (tail):\n")
-        error = {"kind": error.kind, "message": error.message, "lineno": error.lineno, "traceback": trace,
-                 "output": output or None}
+        trace_text, _, output_text = (error.details or "").partition("\nProgram output (tail):\n")
+        error = {"kind": error.kind, "message": error.message, "lineno": error.lineno, "traceback": trace_text,
+                 "output": output_text or None}
     message = str(error.get("message") or "unknown error").strip()
     lines = [message]
     trace = error.get("traceback")

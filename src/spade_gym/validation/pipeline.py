@@ -92,8 +92,9 @@ def validate_many(
     them. ``on_done(index, report)`` is called as each program finishes (progress bars).
     """
     if isinstance(sources, Mapping):
-        names: list[str | None] = list(sources)
-        texts = [sources[n] for n in names]
+        keys = list(sources)
+        names: list[str | None] = list(keys)
+        texts = [sources[n] for n in keys]
     else:
         texts = list(sources)
         names = [None] * len(texts)

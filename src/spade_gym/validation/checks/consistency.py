@@ -54,7 +54,7 @@ def _long_run(ctx: Context) -> tuple[int, dict[str, list[Episode]]]:
         chunk = min(200, resets - done)
         items = [Reset(0, ctx.seeds[(done + k) % len(ctx.seeds)]) for k in range(chunk)]
         try:
-            results = ctx.handle.batch(items, timeout=ctx.timeout_for(chunk, "resetting repeatedly"))
+            results = ctx.main.batch(items, timeout=ctx.timeout_for(chunk, "resetting repeatedly"))
         except SandboxError as exc:
             if ctx.remaining() <= 0.1:
                 raise Abort(f"resetting one instance {resets} times: validation stopped at its "
@@ -67,7 +67,7 @@ def _long_run(ctx: Context) -> tuple[int, dict[str, list[Episode]]]:
                         {"kind": getattr(failed["error"], "kind", "program")})
         done += chunk
     jobs = ctx.jobs(ORACLE, seeds) + ctx.jobs(REPLAY_BASELINE, seeds)
-    episodes = ctx.play(ctx.handle, jobs, max_steps=ctx.turn_limit, what="replaying after many resets", slots=1)
+    episodes = ctx.play(ctx.main, jobs, max_steps=ctx.turn_limit, what="replaying after many resets", slots=1)
     return resets, {"oracle": [e for e in episodes if e.policy == "oracle"],
                     "random_words": [e for e in episodes if e.policy == "random_words"]}
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 from spade_gym.validation.checks import check
 from spade_gym.validation.context import ORACLE, Abort, Context, Outcome
@@ -21,7 +22,7 @@ from spade_gym.validation.policies import Feed
 
 def episode_error(episode: Episode) -> str:
     where = f"turn {episode.error_turn}" if episode.error_turn else "reset"
-    text = describe_error(episode.error)
+    text = describe_error(episode.error) if episode.error is not None else "no error"
     if episode.error_action is not None:
         return f"{where}, action {excerpt(episode.error_action)}: {text}"
     return f"{where}: {text}"
@@ -109,7 +110,7 @@ def check_contract(ctx: Context) -> Outcome:
                 problems.append(Problem(str(episode.error.message), f"policy {name}, seed {episode.seed}",
                                         episode_error(episode)))
         problems += _reward_problems(episodes, f"policy {name}")
-    details = {"fuzz_inputs": len(texts), "fuzz_episodes": len(fuzz_episodes),
+    details: dict[str, Any] = {"fuzz_inputs": len(texts), "fuzz_episodes": len(fuzz_episodes),
                "probe_episodes": sum(len(r) for r in probe_sets.values()), "problems": len(problems)}
     if warnings:
         details["warnings"] = warnings

@@ -56,7 +56,7 @@ def check_gymnasium(ctx: Context) -> Outcome:
 def check_cost(ctx: Context) -> Outcome:
     """Median ``reset``/``step`` wall time (host round trip included) within the budget."""
     budget = ctx.config.cost_budget_ms
-    handle = ctx.handle
+    handle = ctx.main
     reset_ms, step_ms = [], []
     for i in range(ctx.config.cost_samples):
         seed = ctx.seeds[i % len(ctx.seeds)]

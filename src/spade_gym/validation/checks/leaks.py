@@ -28,7 +28,7 @@ def check_hint(ctx: Context) -> Outcome:
     limit = ctx.config.hint_max_chars
     problems: list[Problem] = []
     program_hints = [(e.seed, e.hint0, e.solution0) for e in ctx.reset_episodes if e.hint0 is not None]
-    has_method = bool(ctx.handle.info.get("has_hint"))
+    has_method = bool(ctx.main.info.get("has_hint"))
     if ctx.hint is None and not has_method:
         return Outcome(True, "no hint given and no hint() method: nothing to check", {"hint": None})
 

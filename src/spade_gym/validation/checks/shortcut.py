@@ -8,6 +8,8 @@ script; the message says which script, at which level, how often, and what to ch
 
 from __future__ import annotations
 
+from typing import Any
+
 from spade_gym.validation.checks import check
 from spade_gym.validation.checks.play import oracle_failure
 from spade_gym.validation.context import Context, LevelProbes, Outcome, win_rate
@@ -144,7 +146,7 @@ def check_informative(ctx: Context) -> Outcome:
         fixed.insert(0, f"\\boxed{{{int((numbers[0] + numbers[-1]) / 2)}}}")
     jobs = [Job(seed, "fixed", FixedActions(None, fixed), first_solution=False) for seed in seeds]
     jobs += [Job(seed, "copy_every", CopyEvery(None), first_solution=False) for seed in seeds]
-    episodes = ctx.play(ctx.handle, jobs, max_steps=ctx.turn_limit, what="fixed probes")
+    episodes = ctx.play(ctx.main, jobs, max_steps=ctx.turn_limit, what="fixed probes")
     episodes += [e for e in ctx.baselines().get("empty", []) if e.seed in seeds]
     by_probe: dict[str, set] = {}
     for e in episodes:
@@ -164,7 +166,7 @@ def check_informative(ctx: Context) -> Outcome:
 @check("levels", order=95)
 def check_levels(ctx: Context) -> Outcome:
     """Per level: the baselines' best rate and the privileged solution's length; hard no easier than easy."""
-    profile = []
+    profile: list[dict[str, Any]] = []
     for level, probes in probed_levels(ctx):
         # The shortcut zoo plays the same seeds at every level (the cheap baselines play fewer
         # off the default level), so its rates compare across levels.
