@@ -58,6 +58,9 @@ class ValidationConfig:
     fuzz_examples: int = 48
     #: Seed of the fuzz corpus: the same texts in every run, so verdicts are reproducible.
     fuzz_seed: int = 0
+    #: Seeds the cheap baselines play (the first of the run's seeds; the oracle plays all of
+    #: them): the shortcut zoo is the stronger test, these catch games any answer wins.
+    baseline_seeds: int = 8
     #: Baseline policies for the non-triviality check (probe specs, see ``validation.policies``).
     baseline_policies: tuple[dict[str, Any], ...] = DEFAULT_BASELINES
     #: Highest win rate a baseline may reach (the SPADE reference's random-guess threshold).
@@ -129,7 +132,8 @@ class ValidationConfig:
             raise ConfigError(f"the {' and '.join(missing)} check(s) cannot be disabled: every other check needs them")
         positive = {"seeds": self.seeds, "cost_samples": self.cost_samples, "hint_max_chars": self.hint_max_chars,
                     "max_turns_limit": self.max_turns_limit, "difficulty_seeds": self.difficulty_seeds,
-                    "shortcut_seeds": self.shortcut_seeds, "probe_slots": self.probe_slots}
+                    "shortcut_seeds": self.shortcut_seeds, "probe_slots": self.probe_slots,
+                    "baseline_seeds": self.baseline_seeds}
         for name, value in positive.items():
             if not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{name} must be a positive integer, got {value!r}")

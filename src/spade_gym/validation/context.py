@@ -281,9 +281,14 @@ class Context:
 
     def _main_probes(self) -> dict[str, list[Episode]]:
         if "main" not in self._probes:
-            specs = {"oracle": ORACLE, **self.baseline_specs()}
-            self._probes["main"] = self.play_policies(self.main, specs, self.seeds, max_steps=self.turn_limit,
-                                                      what="probing")
+            jobs = self.jobs(ORACLE, self.seeds)
+            for name, spec in self.baseline_specs().items():
+                for job in self.jobs(spec, self.seeds[: self.config.baseline_seeds]):
+                    job.policy_name = name
+                    jobs.append(job)
+            played = self.play(self.main, jobs, max_steps=self.turn_limit, what="probing")
+            self._probes["main"] = {name: [e for e in played if e.policy == name]
+                                    for name in ("oracle", *self.baseline_specs())}
         return self._probes["main"]
 
     def oracle(self) -> list[Episode]:

@@ -23,6 +23,11 @@ import threading
 from collections import Counter
 from dataclasses import dataclass
 
+#: Held while building or converting ASTs on the host: CPython 3.11 keeps the AST
+#: converter's recursion depth in interpreter-wide state, so two threads parsing at once
+#: (``validate_many``) can fail with "AST constructor recursion depth mismatch".
+AST_LOCK = threading.RLock()
+
 #: Length of the node-type n-grams the similarity compares.
 NGRAM = 4
 
@@ -126,12 +131,13 @@ def _preorder(node: ast.AST, out: list[str]) -> None:
 @functools.lru_cache(maxsize=4096)
 def fingerprint(source: str) -> Fingerprint:
     """The fingerprint of a program; raises ``SyntaxError``/``ValueError`` if it does not parse."""
-    tree = ast.parse(source)
-    _strip_docstrings(tree)
-    tree = _Normalizer().visit(tree)
-    exact = hashlib.sha256(ast.dump(tree, annotate_fields=False).encode("utf-8")).hexdigest()
-    tokens: list[str] = []
-    _preorder(tree, tokens)
+    with AST_LOCK:
+        tree = ast.parse(source)
+        _strip_docstrings(tree)
+        tree = _Normalizer().visit(tree)
+        exact = hashlib.sha256(ast.dump(tree, annotate_fields=False).encode("utf-8")).hexdigest()
+        tokens: list[str] = []
+        _preorder(tree, tokens)
     grams = Counter(tuple(tokens[i:i + NGRAM]) for i in range(max(1, len(tokens) - NGRAM + 1)))
     return Fingerprint(exact=exact, grams=grams, size=sum(grams.values()))
 

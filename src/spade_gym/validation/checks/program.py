@@ -18,6 +18,7 @@ from spade_gym.sandbox import compile_program
 from spade_gym.validation.checks import check
 from spade_gym.validation.context import Context, Outcome
 from spade_gym.validation.episodes import Job
+from spade_gym.validation.fingerprint import AST_LOCK
 from spade_gym.validation.messages import Problem, describe_error, excerpt, format_problems
 from spade_gym.validation.policies import FixedActions
 
@@ -88,6 +89,11 @@ def clock_reads(tree: ast.AST) -> list[int]:
 @check("static", order=10, fatal=True)
 def check_static(ctx: Context) -> Outcome:
     """Parses, fits the size limit, passes the sandbox policy, one ``*Env`` class with the required methods."""
+    with AST_LOCK:  # see fingerprint.AST_LOCK
+        return _check_static(ctx)
+
+
+def _check_static(ctx: Context) -> Outcome:
     source = ctx.source
     if not isinstance(source, str):
         return Outcome(False, f"the program must be Python source text, got {type(source).__name__}")
