@@ -76,6 +76,8 @@ class SelfPlayConfig:
     designer_targets: str = "rotate"
     #: "full" (the designer prompt of `generate`) or "compact" (skill + format only; tiny models).
     designer_prompt: str = "full"
+    #: Sampling temperature of designs. Log-probabilities are always reported at the loss
+    #: ``temperature``; with vLLM the two must be equal (see ``selfplay/generation.py``).
     designer_temperature: float = 0.7
     max_program_tokens: int = 8192
     memory_k: int = 2
@@ -84,6 +86,8 @@ class SelfPlayConfig:
     agent_groups: int = 2
     paired_seeds: int = 4
     agent_temperature: float = 0.8
+    #: Temperature of the with-hint regret plays (never trained on; None: agent_temperature).
+    hint_temperature: float | None = None
     max_turn_tokens: int = 1024
     max_episode_tokens: int = 8192
     max_turns: int = 12
@@ -92,6 +96,8 @@ class SelfPlayConfig:
 
     # --- rewards and update
     reward: RewardConfig = field(default_factory=RewardConfig)
+    #: The loss temperature: TRL recomputes every sample's log-probabilities at it.
+    temperature: float = 0.8
     learning_rate: float = 1e-6
     beta: float = 0.0
     #: Extra fields passed to TRL's GRPOConfig as they are (bf16, use_vllm, ...).
@@ -113,6 +119,16 @@ class SelfPlayConfig:
             raise ConfigError("designer_prompt must be 'full' or 'compact'")
         if not 0 <= self.multi_turn_ratio <= 1:
             raise ConfigError("multi_turn_ratio must be in [0, 1]")
+        if self.temperature <= 0:
+            raise ConfigError("temperature (the loss temperature) must be > 0")
+        if self.designer_temperature < 0 or self.agent_temperature < 0:
+            raise ConfigError("sampling temperatures must be >= 0")
+        if self.grpo.get("use_vllm"):
+            from spade_gym.selfplay.generation import check_temperatures
+
+            check_temperatures(use_vllm=True, loss_temperature=self.temperature,
+                               role_temperatures={"designer": self.designer_temperature,
+                                                  "agent": self.agent_temperature})
 
     @property
     def batch_size(self) -> int:
@@ -193,11 +209,13 @@ def _qwen3(size: str) -> SelfPlayConfig:
         designer_groups=8,
         num_generations=16,
         designer_prompt="full",
-        designer_temperature=0.2,
+        designer_temperature=0.6,
         max_program_tokens=16384,
         agent_groups=16,
         paired_seeds=16,
         agent_temperature=0.6,
+        hint_temperature=0.3,
+        temperature=0.6,
         max_turn_tokens=8192,
         max_episode_tokens=32768,
         max_turns=25,

@@ -13,19 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import torch
-
 from spade_gym.agents.base import ActRequest, AgentReply
+from spade_gym.selfplay.generation import Sample
 
 _PLACEHOLDER = "\u2063SPADE\u2063"
-
-
-@dataclass
-class Sample:
-    completion_ids: list[int]
-    logprobs: list[float]
-    #: Whether generation stopped at an end-of-turn token (else it hit the token limit).
-    finished: bool
 
 
 @dataclass
@@ -45,22 +36,14 @@ class Trace:
 
 
 class TokenPolicy:
-    """Sampling from a causal LM with the log-probability of every sampled token."""
+    """The policy as the rollouts see it: chat templating on one side, a
+    :class:`~spade_gym.selfplay.generation.Generator` (TRL's generation path) on the other."""
 
-    def __init__(self, model, tokenizer):
-        self.model = model
+    def __init__(self, generator, tokenizer):
+        self.generator = generator
         self.tokenizer = tokenizer
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
-        self.eos_ids = self._eos_ids()
-
-    def _eos_ids(self) -> list[int]:
-        configured = getattr(self.model.generation_config, "eos_token_id", None)
-        ids = configured if isinstance(configured, list) else [configured]
-        ids = [i for i in ids if i is not None]
-        if self.tokenizer.eos_token_id is not None and self.tokenizer.eos_token_id not in ids:
-            ids.append(self.tokenizer.eos_token_id)
-        return ids
 
     def chat_ids(self, messages: list[dict]) -> list[int]:
         text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
@@ -82,45 +65,10 @@ class TokenPolicy:
             tail = tail[len(eos_text):]
         return self.tokenizer(tail, add_special_tokens=False)["input_ids"]
 
-    @torch.no_grad()
     def sample(self, prompts: list[list[int]], *, max_new_tokens: int, temperature: float,
                seed: int | None = None) -> list[Sample]:
-        """One completion per prompt (left-padded batch)."""
-        if not prompts:
-            return []
-        model = self.model
-        was_training = model.training
-        model.eval()
-        try:
-            device = next(model.parameters()).device
-            width = max(len(p) for p in prompts)
-            pad = self.tokenizer.pad_token_id
-            input_ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts], device=device)
-            attention = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=device)
-            generator_state = None
-            if seed is not None:
-                generator_state = torch.random.get_rng_state()
-                torch.manual_seed(seed)
-            out = model.generate(
-                input_ids=input_ids, attention_mask=attention, max_new_tokens=max(1, max_new_tokens),
-                do_sample=temperature > 0, temperature=temperature if temperature > 0 else None,
-                top_k=0, top_p=1.0, pad_token_id=pad, eos_token_id=self.eos_ids,
-                output_scores=True, return_dict_in_generate=True,
-            )
-            if generator_state is not None:
-                torch.random.set_rng_state(generator_state)
-        finally:
-            if was_training:
-                model.train()
-        generated = out.sequences[:, width:]
-        logps = torch.stack([torch.log_softmax(s.float(), dim=-1) for s in out.scores], dim=1)
-        chosen = logps.gather(-1, generated.unsqueeze(-1)).squeeze(-1)
-        samples = []
-        for row, row_logps in zip(generated.tolist(), chosen.tolist()):
-            stop = next((i for i, token in enumerate(row) if token in self.eos_ids), None)
-            end = len(row) if stop is None else stop + 1  # keep the end-of-turn token: it is a choice too
-            samples.append(Sample(row[:end], row_logps[:end], stop is not None))
-        return samples
+        """One completion per prompt, with log-probabilities at the loss temperature."""
+        return self.generator.sample(prompts, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed)
 
     def decode(self, ids: list[int]) -> str:
         return self.tokenizer.decode(ids, skip_special_tokens=True)

@@ -34,6 +34,7 @@ from spade_gym.generate.pipeline import describe_program, suite_memory
 from spade_gym.generate.prompts import SKILLS, build_design_messages, skill_by_name
 from spade_gym.registry import Card, Suite, SuiteEntry, designer_label, register_suite
 from spade_gym.selfplay.config import SelfPlayConfig
+from spade_gym.selfplay.generation import make_generator
 from spade_gym.selfplay.policy import TokenAgent, TokenPolicy
 from spade_gym.selfplay.rewards import check_groups, designer_reward, episode_outcome, group_key, paired_regret
 from spade_gym.selfplay.warmstart import compact_design_messages
@@ -127,42 +128,48 @@ class SpadeRollout:
             raise SpadeError(f"{len(prompts)} prompt slots do not split into groups of {G}")
         groups = len(prompts) // G
         n_design = min(config.designer_groups, groups)
-        model = trainer.accelerator.unwrap_model(trainer.model)
-        policy = TokenPolicy(model, trainer.processing_class)
+        generator = make_generator(trainer, trainer.processing_class, loss_temperature=trainer.args.temperature)
+        policy = TokenPolicy(generator, trainer.processing_class)
+        model_name = str(getattr(trainer.model, "name_or_path", "") or self.config.model)
         iteration = self.state.iteration + 1
         timings = {}
         started = time.monotonic()
-
-        designs, design_samples, prompt_ids = self._design(policy, n_design, iteration)
-        timings["design_s"] = time.monotonic() - started
-        t = time.monotonic()
-        self._validate_and_register(designs, iteration, model_name=str(getattr(model, "name_or_path", "")))
-        timings["validate_s"] = time.monotonic() - t
-        t = time.monotonic()
-        self.env_seconds = 0.0
-        self._measure_regret(policy, designs, iteration)
-        agent = self._agent_groups(policy, groups - n_design, iteration)
-        timings["play_s"] = time.monotonic() - t
-        timings["play_env_s"] = self.env_seconds
+        # One generation session per iteration: one ZeRO-3 gather / one vLLM wake-up.
+        with generator.session():
+            designs, design_samples, prompt_ids = self._design(policy, n_design, iteration)
+            timings["design_s"] = time.monotonic() - started
+            t = time.monotonic()
+            self._validate_and_register(designs, iteration, model_name=model_name)
+            timings["validate_s"] = time.monotonic() - t
+            t = time.monotonic()
+            self.env_seconds = 0.0
+            self._measure_regret(policy, designs, iteration)
+            agent = self._agent_groups(policy, groups - n_design, iteration)
+            timings["play_s"] = time.monotonic() - t
+            timings["play_env_s"] = self.env_seconds
 
         out = {"prompt_ids": [], "completion_ids": [], "logprobs": [], "env_mask": [], "spade_reward": [],
                "spade_role": []}
+        pad_id = policy.tokenizer.pad_token_id
+
+        def add(prompt, ids, logprobs, mask, reward, role):
+            if not ids:
+                # Nothing was generated (the env failed before the first turn): TRL needs one
+                # token per sample, so a padding token stands in, masked out of the loss.
+                ids, logprobs, mask = [pad_id], [0.0], [0]
+            out["prompt_ids"].append(prompt)
+            out["completion_ids"].append(ids)
+            out["logprobs"].append(logprobs)
+            out["env_mask"].append(mask)
+            out["spade_reward"].append(reward)
+            out["spade_role"].append(role)
+
         for group, samples in enumerate(design_samples):
             for design, sample in zip(designs[group * G:(group + 1) * G], samples):
-                out["prompt_ids"].append(prompt_ids[group])
-                out["completion_ids"].append(sample.completion_ids or [policy.tokenizer.eos_token_id])
-                out["logprobs"].append(sample.logprobs or [0.0])
-                out["env_mask"].append([1] * max(1, len(sample.completion_ids)))
-                out["spade_reward"].append(design.reward)
-                out["spade_role"].append("designer")
+                add(prompt_ids[group], sample.completion_ids, sample.logprobs, [1] * len(sample.completion_ids),
+                    design.reward, "designer")
         for trace, reward in agent["samples"]:
-            out["prompt_ids"].append(trace.prompt_ids)
-            ids = trace.completion_ids or [policy.tokenizer.eos_token_id]
-            out["completion_ids"].append(ids)
-            out["logprobs"].append(trace.logprobs or [0.0])
-            out["env_mask"].append(trace.env_mask or [1])
-            out["spade_reward"].append(reward)
-            out["spade_role"].append("agent")
+            add(trace.prompt_ids, trace.completion_ids, trace.logprobs, trace.env_mask, reward, "agent")
 
         valid = [d for d in designs if d.valid]
         regrets = [d.regret for d in valid if d.regret is not None]
