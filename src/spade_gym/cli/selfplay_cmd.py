@@ -8,12 +8,13 @@ import click
 
 from spade_gym.cli.app import handle_errors
 from spade_gym.cli.common import echo_json
+from spade_gym.errors import ConfigError
 from spade_gym.selfplay.config import PRESETS, apply_overrides, load_preset
 
 
 @click.command("selfplay")
-@click.option("--preset", type=click.Choice(sorted(PRESETS)), default="cpu-tiny", show_default=True,
-              help="Configuration to start from (cpu-tiny runs on 2 CPU cores in minutes).")
+@click.option("--preset", type=click.Choice(sorted(PRESETS)), default=None,
+              help="Configuration to start from [default: cpu-tiny] (cpu-tiny runs on 2 CPU cores in minutes).")
 @click.option("--output", type=click.Path(file_okay=False), required=True,
               help="Run directory (checkpoints, metrics.jsonl, the run's suite of designed environments).")
 @click.option("--resume", is_flag=True, help="Continue the run in --output from its last checkpoint.")
@@ -29,7 +30,7 @@ def command(preset, output, resume, iterations, overrides, show_config, as_json)
 
     Every iteration is checkpointed; valid designed programs are registered into
     OUTPUT/suite and are gym.make-able at once. Needs the [train] extra. For several
-    GPUs run the same command under `accelerate launch` (see the README).
+    GPUs run the same command under `accelerate launch` (see docs/selfplay.md).
 
     \b
     Examples:
@@ -37,24 +38,68 @@ def command(preset, output, resume, iterations, overrides, show_config, as_json)
       spade-gym selfplay --output runs/demo --resume --iterations 6
       spade-gym selfplay --preset qwen3-8b --output runs/q8 --set paired_seeds=8
     """
-    config = apply_overrides(load_preset(preset), list(overrides))
+    if resume and (overrides or preset):
+        # A resumed run keeps its config.json: a change there would make the replay of the
+        # interrupted iteration differ from the run it continues.
+        raise ConfigError("--resume continues a run with its saved config.json; --set and --preset cannot "
+                          "change it (start a new --output instead; --iterations may extend the run)")
+    config = apply_overrides(load_preset(preset or "cpu-tiny"), list(overrides))
+    if iterations is not None:
+        config.iterations = iterations
     if show_config:
         click.echo(json.dumps(config.to_dict(), indent=2))
         return
     import contextlib
     import sys
 
-    from spade_gym.selfplay import run_selfplay
+    from rich.console import Console
 
-    log = (lambda message: click.echo(message, err=True)) if as_json else click.echo
-    # With --json, stdout carries the summary only: the trainer's own progress output goes to stderr.
+    from spade_gym.selfplay import resume_selfplay, start_selfplay
+    from spade_gym.selfplay.progress import Progress
+
+    progress = Progress(console=Console(stderr=True) if as_json else Console())
+    # With --json, stdout carries the summary only: anything else goes to stderr.
     quiet = contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext()
     with quiet:
-        summary = run_selfplay(config, output, resume=resume, iterations=iterations, log=log)
+        if resume:
+            summary = resume_selfplay(output, iterations=iterations, progress=progress)
+        else:
+            summary = start_selfplay(config, output, progress=progress)
+    if not summary:
+        return  # not the main process
     if as_json:
         echo_json(summary)
         return
-    click.echo(f"\n{summary['iterations']} iteration(s) in {summary['run_dir']}: "
-               f"{summary['valid']} of {summary['designed']} designed programs valid; "
-               f"{len(set(summary['registered']))} registered in {summary['run_dir']}/suite")
-    click.echo(f"Plots and a summary: spade-gym report {summary['run_dir']}")
+    click.echo(format_summary(summary))
+
+
+def format_summary(summary: dict) -> str:
+    registered = sorted(set(summary["registered"]))
+    failed = ", ".join(f"{name} {count}" for name, count in sorted(summary.get("failed_checks", {}).items(),
+                                                                   key=lambda kv: -kv[1]))
+
+    def num(value):
+        return "-" if value is None else f"{value:.3g}"
+
+    lines = [
+        "",
+        f"Self-play: {summary['iterations']} iteration(s), preset {summary['preset']}, run in {summary['run_dir']}",
+        f"  designed {summary['designed']}, valid {summary['valid']}"
+        + (f" (rejected by: {failed})" if failed else ""),
+        f"  registered {len(registered)} in {summary['suite']}: " + (", ".join(registered) or "none"),
+        f"  mean hint regret {num(summary.get('regret_mean'))}; agent return {num(summary.get('agent_return_mean'))}"
+        f"; agent win rate on seed-suite tasks {num(summary.get('agent_win_rate_suite'))}",
+        f"  rejected designs and their reports: {summary['run_dir']}/rejected/",
+        f"  plots and a summary: spade-gym report {summary['run_dir']}",
+    ]
+    if summary.get("model") == "tiny":
+        lines += [
+            "",
+            "A tiny CPU model demonstrates the machinery (designing, validating, registering, regret, GRPO on",
+            "both roles); it cannot invent environments. For real designs keep a strong designer on a server",
+            "(--designer openai --base-url URL --model NAME) or train a GPU preset (--preset qwen3-8b under",
+            "accelerate launch); see docs/selfplay.md.",
+        ]
+    if registered:
+        lines += ["", f"Use them: SPADE_GYM_SUITES={summary['suite']} spade-gym list"]
+    return "\n".join(lines)

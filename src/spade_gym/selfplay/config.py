@@ -14,9 +14,12 @@ A preset is a complete :class:`SelfPlayConfig`; ``--set key=value`` overrides an
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
+import types
+import typing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from spade_gym.errors import ConfigError
 from spade_gym.selfplay.rewards import RewardConfig
@@ -39,7 +42,11 @@ class WarmStartConfig:
     (observation -> winning answer from the privileged solution) examples."""
 
     enabled: bool = True
-    #: How many bundled programs the designer part learns (shortest first; 0 = all).
+    #: What the designer part learns: "demo" (short programs outside every registered
+    #: suite, see selfplay/demo_designs.py) or "seed-suite" (its shortest programs; their
+    #: reproductions are rejected as copies).
+    designer_source: Literal["demo", "seed-suite"] = "seed-suite"
+    #: How many of those programs the designer part learns (0 = all).
     designer_programs: int = 8
     agent_examples: int = 64
     #: At most this many epochs over the agent examples (see ``warmstart.supervised_warm_start``).
@@ -73,9 +80,9 @@ class SelfPlayConfig:
     multi_turn_ratio: float = 0.5
     #: "rotate" (skills in turn, multi-turn by ratio) or "warmstart" (the (skill, multi-turn)
     #: pairs the warm start taught — a tiny model can only design what it has seen).
-    designer_targets: str = "rotate"
+    designer_targets: Literal["rotate", "warmstart"] = "rotate"
     #: "full" (the designer prompt of `generate`) or "compact" (skill + format only; tiny models).
-    designer_prompt: str = "full"
+    designer_prompt: Literal["full", "compact"] = "full"
     #: Sampling temperature of designs. Log-probabilities are always reported at the loss
     #: ``temperature``; with vLLM the two must be equal (see ``selfplay/generation.py``).
     designer_temperature: float = 0.7
@@ -93,11 +100,27 @@ class SelfPlayConfig:
     max_turns: int = 12
     #: Validation seeds for designed programs (the validator's default is 16).
     validation_seeds: int = 8
+    #: Reject designs without a hint (regret would compare two identical arms).
+    require_hint: bool = True
+    #: Structural similarity at or above which a design counts as a copy (of any registered
+    #: program, or of another design in the same batch).
+    novelty_threshold: float = 0.95
+    #: Rejected designs kept with their reports under rejected/ (at most this many).
+    keep_rejected: int = 200
+    #: Train the agent on its no-hint regret plays (one GRPO group per design; needs
+    #: paired_seeds == num_generations).
+    train_on_regret_plays: bool = True
+    #: How agent tasks are drawn from the pool: "learning-potential" (environments near a
+    #: 50% win rate first, as the paper) or "uniform".
+    agent_task_sampling: Literal["learning-potential", "uniform"] = "learning-potential"
 
     # --- rewards and update
     reward: RewardConfig = field(default_factory=RewardConfig)
     #: The loss temperature: TRL recomputes every sample's log-probabilities at it.
     temperature: float = 0.8
+    #: Iterations before the designer's samples carry a loss (the paper waits 4): the agent
+    #: first adapts, so early regret is not just an untrained agent's noise.
+    designer_training_delay: int = 0
     learning_rate: float = 1e-6
     beta: float = 0.0
     #: Extra fields passed to TRL's GRPOConfig as they are (bf16, use_vllm, ...).
@@ -119,6 +142,18 @@ class SelfPlayConfig:
             raise ConfigError("designer_prompt must be 'full' or 'compact'")
         if not 0 <= self.multi_turn_ratio <= 1:
             raise ConfigError("multi_turn_ratio must be in [0, 1]")
+        if self.skills:
+            from spade_gym.generate.prompts import skill_by_name
+
+            for skill in self.skills:
+                try:
+                    skill_by_name(skill)
+                except ValueError as exc:
+                    raise ConfigError(str(exc)) from None
+        if not 0 < self.novelty_threshold <= 1:
+            raise ConfigError("novelty_threshold must be in (0, 1]")
+        if self.designer_training_delay < 0 or self.keep_rejected < 0:
+            raise ConfigError("designer_training_delay and keep_rejected must be >= 0")
         if self.temperature <= 0:
             raise ConfigError("temperature (the loss temperature) must be > 0")
         if self.designer_temperature < 0 or self.agent_temperature < 0:
@@ -142,17 +177,16 @@ class SelfPlayConfig:
     def from_dict(cls, data: dict) -> "SelfPlayConfig":
         data = dict(data)
         nested = {"tiny": TinyModelConfig, "warmstart": WarmStartConfig, "reward": RewardConfig}
-        for key, kind in nested.items():
-            if key in data and isinstance(data[key], dict):
-                data[key] = kind(**data[key])
-        for key in ("skills", "report_to"):
-            if key in data and isinstance(data[key], list):
-                data[key] = tuple(data[key])
         try:
-            config = cls(**data)
-        except TypeError as exc:
+            for key, kind in nested.items():
+                if key in data and isinstance(data[key], dict):
+                    data[key] = kind(**data[key])
+            for key in ("skills", "report_to"):
+                if key in data and isinstance(data[key], list):
+                    data[key] = tuple(data[key])
+            return cls(**data)
+        except (TypeError, ValueError) as exc:
             raise ConfigError(f"bad self-play config: {exc}") from None
-        return config
 
 
 def _cpu_tiny() -> SelfPlayConfig:
@@ -160,17 +194,18 @@ def _cpu_tiny() -> SelfPlayConfig:
         preset="cpu-tiny",
         model="tiny",
         tiny=TinyModelConfig(vocab_size=4096, hidden_size=128, num_layers=3, num_heads=4),
-        warmstart=WarmStartConfig(designer_programs=2, agent_examples=32, epochs=30, learning_rate=3e-3,
-                                  batch_size=8, max_tokens=4096, target_loss=0.03, designer_steps_per_program=250),
+        warmstart=WarmStartConfig(designer_source="demo", designer_programs=2, agent_examples=32, epochs=30,
+                                  learning_rate=3e-3, batch_size=8, max_tokens=4096, target_loss=0.03,
+                                  designer_steps_per_program=250),
         iterations=3,
         designer_groups=1,
         num_generations=4,
         designer_prompt="compact",
         designer_targets="warmstart",
         designer_temperature=0.15,
-        max_program_tokens=3200,
+        max_program_tokens=640,
         agent_groups=2,
-        paired_seeds=2,
+        paired_seeds=4,
         agent_temperature=0.8,
         max_turn_tokens=48,
         max_episode_tokens=384,
@@ -185,13 +220,14 @@ def _cpu_tiny() -> SelfPlayConfig:
 def _cpu_test() -> SelfPlayConfig:
     config = _cpu_tiny()
     config.preset = "cpu-test"
-    config.warmstart = WarmStartConfig(designer_programs=1, agent_examples=8, epochs=30, learning_rate=3e-3,
-                                       batch_size=8, max_tokens=4096)
+    config.warmstart = WarmStartConfig(designer_source="demo", designer_programs=1, agent_examples=8, epochs=8,
+                                       learning_rate=3e-3, batch_size=8, max_tokens=4096)
+    config.max_program_tokens = 320
     config.iterations = 2
     config.num_generations = 4
     config.designer_temperature = 0.2
     config.agent_groups = 1
-    config.paired_seeds = 1
+    config.paired_seeds = 4
     config.max_turn_tokens = 24
     config.max_episode_tokens = 96
     config.max_turns = 3
@@ -221,6 +257,7 @@ def _qwen3(size: str) -> SelfPlayConfig:
         max_turns=25,
         validation_seeds=16,
         reward=RewardConfig(mode="paper", floor=True),
+        designer_training_delay=4,
         learning_rate=1e-6,
         beta=0.0 if size == "4b" else 0.005,
         grpo={
@@ -251,27 +288,93 @@ def load_preset(name: str) -> SelfPlayConfig:
         raise ConfigError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}") from None
 
 
-def apply_overrides(config: SelfPlayConfig, overrides: list[str]) -> SelfPlayConfig:
-    """Apply ``key=value`` strings; values are JSON when they parse, else plain strings.
-    Nested fields use dots (``warmstart.epochs=10``, ``grpo.bf16=true``)."""
-    data = config.to_dict()
-    for item in overrides:
-        if "=" not in item:
-            raise ConfigError(f"override {item!r} is not key=value")
-        key, raw = item.split("=", 1)
+def _field_type(section, name: str):
+    hints = typing.get_type_hints(section)
+    return hints.get(name)
+
+
+def _coerce(key: str, raw: str, kind):
+    """``raw`` as a value of ``kind`` (a field annotation), or a one-line ConfigError."""
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin is typing.Literal:
+        if raw not in args:
+            raise ConfigError(f"--set {key}={raw}: choose one of {', '.join(map(str, args))}")
+        return raw
+    if origin in (typing.Union, types.UnionType):
+        if raw.lower() in ("none", "null") and type(None) in args:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return _coerce(key, raw, inner)
+    if kind is bool:
+        if raw.lower() in ("true", "1", "yes", "on"):
+            return True
+        if raw.lower() in ("false", "0", "no", "off"):
+            return False
+        raise ConfigError(f"--set {key}={raw}: expected true or false")
+    if kind is int:
+        try:
+            return int(raw)
+        except ValueError:
+            raise ConfigError(f"--set {key}={raw}: expected a whole number") from None
+    if kind is float:
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ConfigError(f"--set {key}={raw}: expected a number") from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ConfigError(f"--set {key}={raw}: expected a finite number")
+        return value
+    if kind is str:
+        return raw
+    if origin is tuple:
         try:
             value = json.loads(raw)
         except ValueError:
-            value = raw
-        target = data
-        parts = key.strip().split(".")
+            value = [part.strip() for part in raw.split(",") if part.strip()]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"--set {key}={raw}: expected a comma-separated list of names")
+        return tuple(value)
+    raise ConfigError(f"--set {key}: this field cannot be set from the command line")
+
+
+def apply_overrides(config: SelfPlayConfig, overrides: list[str]) -> SelfPlayConfig:
+    """Apply ``key=value`` strings, each checked against the field's type and choices.
+
+    Nested fields use dots (``warmstart.epochs=10``, ``reward.mode=paper``); ``grpo.*``
+    passes a JSON value (or a plain string) to TRL's GRPOConfig, which checks it.
+    """
+    data = config.to_dict()
+    for item in overrides:
+        if "=" not in item:
+            raise ConfigError(f"--set {item!r}: expected KEY=VALUE")
+        key, raw = item.split("=", 1)
+        key, raw = key.strip(), raw.strip()
+        parts = key.split(".")
+        if parts[0] == "grpo" and len(parts) == 2:
+            try:
+                data["grpo"][parts[1]] = json.loads(raw)
+            except ValueError:
+                data["grpo"][parts[1]] = raw
+            continue
+        section, target = SelfPlayConfig, data
         for part in parts[:-1]:
-            if not isinstance(target.get(part), dict):
-                raise ConfigError(f"unknown config section {part!r} in {key!r}")
-            target = target[part]
-        if parts[-1] not in target and target is not data.get("grpo"):
-            raise ConfigError(f"unknown config field {key!r}")
-        target[parts[-1]] = value
+            kind = _field_type(section, part) if dataclasses.is_dataclass(section) else None
+            if not (isinstance(kind, type) and dataclasses.is_dataclass(kind)):
+                raise ConfigError(f"--set {key}: {part!r} is not a config section "
+                                  f"(sections: {', '.join(_SECTIONS)})")
+            section, target = kind, target[part]
+        names = [f.name for f in dataclasses.fields(section)]
+        if parts[-1] not in names:
+            close = difflib.get_close_matches(parts[-1], names, n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise ConfigError(f"--set {key}: unknown config field{hint} (see --show-config)")
+        kind = _field_type(section, parts[-1])
+        if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+            raise ConfigError(f"--set {key}: {key!r} is a section; set one of its fields ({key}.NAME=VALUE)")
+        target[parts[-1]] = _coerce(key, raw, kind)
     new = SelfPlayConfig.from_dict(data)
     new.validate()
     return new
+
+
+_SECTIONS = ("tiny", "warmstart", "reward", "grpo")

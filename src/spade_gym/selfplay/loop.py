@@ -5,20 +5,26 @@ plays and scores (both roles); TRL computes the GRPO loss over both roles' sampl
 updates the shared policy. Everything TRL offers around that — optimiser, logging to
 TensorBoard, ``accelerate``/DeepSpeed scaling, vLLM generation — comes with it.
 
+Two entry points, :func:`start_selfplay` and :func:`resume_selfplay`, over small steps.
+
 Run directory layout::
 
     config.json         the resolved configuration (a resume reuses it)
-    warmstart/          the warm-started model + tokenizer (CPU presets)
+    warmstart/          the warm-started model + tokenizer (CPU presets); warmstart/DONE
+                        is written last, so an interrupted warm start is redone
     checkpoint-<N>/     TRL checkpoint after iteration N (policy, optimiser, scheduler,
-                        RNG) plus spade_state.json (pool cursor, sampling RNG)
+                        RNG) plus spade_state.json (committed registrations, outcomes)
     suite/              every valid program designed so far, registered with cards
-    metrics.jsonl       one line per finished iteration
-    final/              the policy after the last iteration
+    rejected/           rejected designs with their validation reports (capped)
+    metrics.jsonl       one line per finished iteration (TRL's train metrics included)
+    final/              the policy after the last iteration, with a model card
     runs/               TensorBoard event files (through TRL's reporting)
 
-A kill at any moment loses at most the iteration in progress: checkpoints are taken
-after every iteration, suite writes are atomic, and on ``--resume`` the metrics file is
-cut back to the last checkpoint.
+A kill at any moment loses at most the iteration in progress. An iteration's
+registrations are committed with its checkpoint: on resume, programs registered by an
+iteration that never reached its checkpoint are rolled back, and since every random
+choice of an iteration derives from (seed, rank, iteration), the replay designs the
+same programs and earns the same rewards.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import time
 from pathlib import Path
 
@@ -33,67 +40,109 @@ from spade_gym.errors import ConfigError
 from spade_gym.selfplay.config import SelfPlayConfig
 
 STATE_FILE = "spade_state.json"
+WARMSTART_DONE = "DONE"
+
+
+# ------------------------------------------------------------------ entry points
+
+def start_selfplay(config: SelfPlayConfig, output_dir: str | os.PathLike, *, progress=None) -> dict:
+    """Start a new run in ``output_dir`` (which must be empty); returns the summary."""
+    _require_training_extra()
+    from spade_gym.selfplay.distributed import Ranks
+
+    ranks = Ranks.current()
+    run_dir = Path(output_dir)
+    config.validate()
+    if ranks.is_main:
+        if run_dir.exists() and any(run_dir.iterdir()):
+            raise ConfigError(f"{run_dir} is not empty; use --resume to continue that run, or a new --output")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        _write_json(run_dir / "config.json", config.to_dict())
+    ranks.barrier()
+    return _run(config, run_dir, None, _state_class()(), ranks, progress)
+
+
+def resume_selfplay(output_dir: str | os.PathLike, *, iterations: int | None = None, progress=None) -> dict:
+    """Continue the run in ``output_dir`` from its last checkpoint (to ``iterations`` in all)."""
+    _require_training_extra()
+    from spade_gym.selfplay.distributed import Ranks
+
+    ranks = Ranks.current()
+    run_dir = Path(output_dir)
+    config_path = run_dir / "config.json"
+    if not config_path.exists():
+        raise ConfigError(f"nothing to resume in {run_dir}: no config.json")
+    config = SelfPlayConfig.from_dict(json.loads(config_path.read_text()))
+    if iterations is not None:
+        config.iterations = iterations
+    config.validate()
+    checkpoint = latest_checkpoint(run_dir)
+    state = _state_class()()
+    if checkpoint is not None:
+        state = _state_class().from_dict(json.loads((checkpoint / STATE_FILE).read_text()))
+    if ranks.is_main:
+        _roll_back(run_dir, state)
+        _truncate_metrics(run_dir / "metrics.jsonl", state.iteration)
+        _write_json(config_path, config.to_dict())
+    ranks.barrier()
+    return _run(config, run_dir, checkpoint, state, ranks, progress)
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
-    checkpoints = [p for p in run_dir.glob("checkpoint-*") if re.fullmatch(r"checkpoint-\d+", p.name)
+    checkpoints = [p for p in Path(run_dir).glob("checkpoint-*") if re.fullmatch(r"checkpoint-\d+", p.name)
                    and (p / STATE_FILE).is_file()]
     return max(checkpoints, key=lambda p: int(p.name.split("-")[1]), default=None)
 
 
-def _truncate_metrics(path: Path, iterations: int) -> list[dict]:
-    if not path.exists():
-        return []
-    kept = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    kept = [m for m in kept if m.get("iteration", 0) <= iterations]
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(json.dumps(m) + "\n" for m in kept))
-    tmp.replace(path)
-    return kept
+# ------------------------------------------------------------------ steps
 
-
-def run_selfplay(config: SelfPlayConfig, output_dir: str | os.PathLike, *, resume: bool = False,
-                 iterations: int | None = None, log=print) -> dict:
-    """Run (or resume) self-play; returns a summary dict. See the module docstring."""
-    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    try:
-        import torch
-        from datasets import Dataset
-        from transformers import AutoModelForCausalLM, AutoTokenizer, TrainerCallback
-        from trl import GRPOConfig, GRPOTrainer
-    except ImportError as exc:
-        raise ConfigError("self-play needs the training extra: pip install 'spade-gym[train]' "
-                          f"(missing: {exc.name})") from None
+def _run(config: SelfPlayConfig, run_dir: Path, checkpoint: Path | None, state, ranks, progress) -> dict:
     from spade_gym.selfplay import warmstart
-    from spade_gym.selfplay.rollout import RunState, SpadeRollout
+    from spade_gym.selfplay.progress import Progress, quiet_libraries
+    from spade_gym.selfplay.rollout import SpadeRollout
 
-    run_dir = Path(output_dir)
-    config_path = run_dir / "config.json"
-    checkpoint = None
-    state = RunState()
-    if resume:
-        if not config_path.exists():
-            raise ConfigError(f"nothing to resume in {run_dir}: no config.json")
-        config = SelfPlayConfig.from_dict(json.loads(config_path.read_text()))
-        checkpoint = latest_checkpoint(run_dir)
-        if checkpoint is not None:
-            state = RunState.from_dict(json.loads((checkpoint / STATE_FILE).read_text()))
-        _truncate_metrics(run_dir / "metrics.jsonl", state.iteration)
-    else:
-        if run_dir.exists() and any(run_dir.iterdir()):
-            raise ConfigError(f"{run_dir} is not empty; use --resume to continue that run, or a new --output")
-        run_dir.mkdir(parents=True, exist_ok=True)
-    if iterations is not None:
-        config.iterations = iterations
-    config.validate()
-    config_path.write_text(json.dumps(config.to_dict(), indent=2))
+    if progress is None or not ranks.is_main:
+        progress = Progress(enabled=ranks.is_main and progress is None)
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    with quiet_libraries():
+        seed_entries = warmstart.suite_entries(config)
+        phases = _ensure_warm_start(config, run_dir, seed_entries, ranks, progress)
+        model, tokenizer = _load_policy(config, run_dir)
+        rollout = SpadeRollout(config, run_dir, seed_entries, state, ranks=ranks, progress=progress)
+        trainer = _build_trainer(config, run_dir, model, tokenizer, rollout, ranks, progress)
+        started = time.monotonic()
+        if state.iteration >= config.iterations:
+            progress.log(f"already at iteration {state.iteration} of {config.iterations}; nothing to do")
+        else:
+            trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
+        train_seconds = time.monotonic() - started
+        trainer.save_model(str(run_dir / "final"))
+    if not ranks.is_main:
+        return {}
+    tokenizer.save_pretrained(run_dir / "final")
+    metrics = _truncate_metrics(run_dir / "metrics.jsonl", config.iterations)
+    summary = _summary(config, run_dir, metrics, train_seconds, phases)
+    _write_model_card(run_dir / "final", config, summary)
+    _write_json(run_dir / "summary.json", summary)
+    return summary
 
-    torch.manual_seed(config.seed)
-    seed_entries = warmstart.suite_entries(config)
-    phases: dict = {}
+
+def _ensure_warm_start(config: SelfPlayConfig, run_dir: Path, seed_entries, ranks, progress) -> dict:
+    """Build and warm-start the tiny model once; ``warmstart/DONE`` marks it finished."""
+    if config.model != "tiny":
+        return {}
     model_dir = run_dir / "warmstart"
-    if config.model == "tiny":
-        if not (model_dir / "config.json").exists():
+    done = model_dir / WARMSTART_DONE
+    if done.exists():
+        return json.loads(done.read_text())
+    phases: dict = {}
+    if ranks.is_main:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from spade_gym.selfplay import warmstart
+
+        shutil.rmtree(model_dir, ignore_errors=True)  # an interrupted warm start starts over
+        with progress.phase("building the tiny model and its tokenizer"):
             t = time.monotonic()
             examples = warmstart.designer_examples(seed_entries, config)
             examples += warmstart.agent_examples(seed_entries, config)
@@ -101,48 +150,39 @@ def run_selfplay(config: SelfPlayConfig, output_dir: str | os.PathLike, *, resum
             tokenizer = AutoTokenizer.from_pretrained(model_dir)
             model = AutoModelForCausalLM.from_pretrained(model_dir)
             phases["build_s"] = round(time.monotonic() - t, 1)
-            if config.warmstart.enabled:
-                log(f"warm start on {len(examples)} examples from {len(seed_entries)} suite environments")
-                phases["warmstart"] = warmstart.supervised_warm_start(model, tokenizer, examples, config, log=log)
-            model.save_pretrained(model_dir)
-            tokenizer.save_pretrained(model_dir)
-        source = model_dir
-    else:
-        source = config.model
-    tokenizer = AutoTokenizer.from_pretrained(source)
-    model = AutoModelForCausalLM.from_pretrained(source)
+        if config.warmstart.enabled:
+            progress.log(f"warm start on {len(examples)} examples from {len(seed_entries)} suite environments")
+            t = time.monotonic()
+            phases["warmstart"] = warmstart.supervised_warm_start(model, tokenizer, examples, config,
+                                                                  progress=progress)
+            phases["warmstart_s"] = round(time.monotonic() - t, 1)
+        model.save_pretrained(model_dir)
+        tokenizer.save_pretrained(model_dir)
+        _write_json(done, phases)
+    ranks.barrier()
+    return json.loads(done.read_text())
 
-    rollout = SpadeRollout(config, run_dir, seed_entries, state, log=log)
-    metrics_path = run_dir / "metrics.jsonl"
 
-    class SpadeCallback(TrainerCallback):
-        """Writes one metrics line per iteration and the loop's state into each checkpoint."""
+def _load_policy(config: SelfPlayConfig, run_dir: Path):
+    """The policy and tokenizer, loaded once (from the warm start, or the configured checkpoint)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        def on_step_end(self, args, trainer_state, control, **kwargs):
-            metrics = dict(rollout.last_metrics)
-            metrics["update_s"] = round(time.monotonic() - rollout.rollout_finished, 3)
-            logs = [h for h in trainer_state.log_history if h.get("step") == trainer_state.global_step]
-            for entry in logs:
-                for key in ("loss", "grad_norm", "reward", "entropy"):
-                    if key in entry:
-                        metrics[f"train_{key}"] = entry[key]
-            with open(metrics_path, "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(metrics) + "\n")
-            return control
+    source = run_dir / "warmstart" if config.model == "tiny" else config.model
+    return AutoModelForCausalLM.from_pretrained(source), AutoTokenizer.from_pretrained(source)
 
-        def on_save(self, args, trainer_state, control, **kwargs):
-            target = Path(args.output_dir) / f"checkpoint-{trainer_state.global_step}"
-            if target.is_dir():
-                tmp = target / (STATE_FILE + ".tmp")
-                tmp.write_text(json.dumps(rollout.state.to_dict()))
-                tmp.replace(target / STATE_FILE)
-            return control
+
+def _build_trainer(config: SelfPlayConfig, run_dir: Path, model, tokenizer, rollout, ranks, progress):
+    from datasets import Dataset
+    from transformers import PrinterCallback
+    from trl import GRPOConfig, GRPOTrainer
+
+    from spade_gym.selfplay.callback import SpadeCallback
 
     def spade_reward(prompts, completions, spade_reward, **kwargs):
         return [float(r) for r in spade_reward]
 
     slots = Dataset.from_list([{"prompt": [{"role": "user", "content": "spade-gym self-play slot"}]}]
-                              * max(64, config.batch_size * 4))
+                              * max(64, config.batch_size * 4 * ranks.world))
     grpo_args = dict(
         output_dir=str(run_dir),
         per_device_train_batch_size=config.batch_size,
@@ -151,7 +191,7 @@ def run_selfplay(config: SelfPlayConfig, output_dir: str | os.PathLike, *, resum
         max_steps=config.iterations,
         learning_rate=config.learning_rate,
         beta=config.beta,
-        temperature=config.agent_temperature,
+        temperature=config.temperature,
         logging_steps=1,
         save_strategy="steps",
         save_steps=1,
@@ -159,28 +199,125 @@ def run_selfplay(config: SelfPlayConfig, output_dir: str | os.PathLike, *, resum
         report_to=list(config.report_to),
         seed=config.seed,
         max_completion_length=max(config.max_program_tokens, config.max_episode_tokens),
+        disable_tqdm=True,
     )
     grpo_args.update(config.grpo)
     try:
         args = GRPOConfig(**grpo_args)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         raise ConfigError(f"bad GRPO option in the preset or --set grpo.*: {exc}") from None
+    callback = SpadeCallback(rollout, run_dir / "metrics.jsonl", ranks=ranks, progress=progress,
+                             iterations=config.iterations)
     trainer = GRPOTrainer(model=model, reward_funcs=spade_reward, args=args, train_dataset=slots,
-                          processing_class=tokenizer, rollout_func=rollout, callbacks=[SpadeCallback()])
-    start = time.monotonic()
-    if state.iteration >= config.iterations:
-        log(f"already at iteration {state.iteration} of {config.iterations}; nothing to do")
-    else:
-        trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
-    trainer.save_model(str(run_dir / "final"))
-    tokenizer.save_pretrained(run_dir / "final")
-    metrics = _truncate_metrics(metrics_path, config.iterations)
-    summary = {
-        "run_dir": str(run_dir), "preset": config.preset, "iterations": len(metrics),
+                          processing_class=tokenizer, rollout_func=rollout)
+    # First in line, so the spade metrics it adds to each log reach TensorBoard too.
+    trainer.callback_handler.callbacks.insert(0, callback)
+    # The raw log dicts printed on every step say nothing the progress and summary do not.
+    trainer.remove_callback(PrinterCallback)
+    return trainer
+
+
+# ------------------------------------------------------------------ run directory
+
+def _state_class():
+    from spade_gym.selfplay.rollout import RunState
+
+    return RunState
+
+
+def _roll_back(run_dir: Path, state) -> None:
+    """Remove what an iteration after the checkpoint registered or rejected."""
+    from spade_gym.registry import Suite
+
+    committed = set(state.registered)
+    suite = Suite(run_dir / "suite")
+    for entry in suite.entries() if suite.path.exists() else []:
+        if entry.id not in committed:
+            shutil.rmtree(entry.directory)
+    for path in (run_dir / "rejected").glob("iter*") if (run_dir / "rejected").exists() else []:
+        match = re.match(r"iter(\d+)-", path.name)
+        if match and int(match.group(1)) > state.iteration:
+            path.unlink()
+
+
+def _truncate_metrics(path: Path, iterations: int) -> list[dict]:
+    if not path.exists():
+        return []
+    kept = []
+    for line in path.read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue  # a line cut by a kill
+        if row.get("iteration", 0) <= iterations:
+            kept.append(row)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(m) + "\n" for m in kept))
+    tmp.replace(path)
+    return kept
+
+
+def _summary(config: SelfPlayConfig, run_dir: Path, metrics: list[dict], train_seconds: float, phases: dict) -> dict:
+    def mean(key):
+        values = [m[key] for m in metrics if m.get(key) is not None]
+        return round(sum(values) / len(values), 4) if values else None
+
+    return {
+        "run_dir": str(run_dir), "suite": str(run_dir / "suite"), "preset": config.preset, "model": config.model,
+        "iterations": len(metrics),
         "designed": sum(m.get("designed", 0) for m in metrics),
         "valid": sum(m.get("valid", 0) for m in metrics),
         "registered": [env_id for m in metrics for env_id in m.get("registered", [])],
-        "train_seconds": round(time.monotonic() - start, 1), **phases,
+        "failed_checks": _sum_counts(m.get("failed_checks", {}) for m in metrics),
+        "regret_mean": mean("regret_mean"),
+        "agent_return_mean": mean("agent_return_mean"),
+        "agent_win_rate_suite": mean("agent_win_rate_suite"),
+        "train_seconds": round(train_seconds, 1), **{k: v for k, v in phases.items() if k.endswith("_s")},
     }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
-    return summary
+
+
+def _sum_counts(dicts) -> dict:
+    out: dict[str, int] = {}
+    for d in dicts:
+        for k, v in d.items():
+            out[k] = out.get(k, 0) + v
+    return out
+
+
+def _write_model_card(final_dir: Path, config: SelfPlayConfig, summary: dict) -> None:
+    """Our own card in place of TRL's generated one (which names no base model)."""
+    base = "a tiny model built and warm-started locally (see warmstart/)" if config.model == "tiny" else \
+        f"[{config.model}](https://huggingface.co/{config.model})" if "/" in config.model and \
+        not Path(config.model).exists() else f"`{config.model}`"
+    registered = summary["registered"]
+    text = "\n".join([
+        "---", "library_name: transformers", "tags: [spade-gym, self-play, grpo, trl]", "---", "",
+        "# spade-gym self-play policy", "",
+        f"Trained by `spade-gym selfplay` (preset `{config.preset}`) from {base}: one policy that designs text "
+        "environments (rewarded by hint regret) and plays them (rewarded by its return), with GRPO in TRL.", "",
+        f"* iterations: {summary['iterations']}",
+        f"* designs: {summary['designed']}, valid: {summary['valid']}, registered: {len(set(registered))} "
+        f"(in `{summary['suite']}`)",
+        f"* mean hint regret: {summary['regret_mean']}; mean agent return: {summary['agent_return_mean']}",
+        "* configuration: `config.json` in the run directory; curves and tables: `spade-gym report RUN_DIR`", "",
+    ])
+    # The run directory's README.md is TRL's generated card otherwise ("fine-tuned version of [None]").
+    for path in (final_dir / "README.md", final_dir.parent / "README.md"):
+        path.write_text(text, encoding="utf-8")
+
+
+def _write_json(path: Path, data) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2))
+    tmp.replace(path)
+
+
+def _require_training_extra() -> None:
+    try:
+        import datasets  # noqa: F401
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+        import trl  # noqa: F401
+    except ImportError as exc:
+        raise ConfigError("self-play needs the training extra: pip install 'spade-gym[train]' "
+                          f"(missing: {exc.name})") from None

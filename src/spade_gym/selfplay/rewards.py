@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Literal, Sequence
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class RewardConfig:
 
     invalid_penalty: float = -1.0
     #: "regret" (pure regret, the default) or "paper" (regret/plateau blend).
-    mode: str = "regret"
+    mode: Literal["regret", "paper"] = "regret"
     floor: bool = False
     regret_scale: float = 0.15
     regret_weight: float = 0.4
@@ -77,6 +77,19 @@ def designer_reward(valid: bool, *, regret: float | None = None, win_rate: float
     scaled = min(1.0, max(0.0, regret / config.regret_scale))  # the recipe clips to [0, 1]
     return (config.regret_weight * scaled
             + config.plateau_weight * plateau(win_rate, config.plateau_low, config.plateau_high, config.plateau_ramp))
+
+
+def learning_potential(outcomes: Sequence[float], *, floor: float = 0.05) -> float:
+    """Sampling weight of an environment from its recent agent outcomes (1 = win).
+
+    ``p (1 - p)`` peaks at a 50% win rate, where a GRPO group's outcomes differ most and
+    the agent has most to learn; environments never played count as 50%. The floor keeps
+    solved and hopeless environments reachable, so their estimates can change.
+    """
+    if not outcomes:
+        return 0.25
+    p = sum(outcomes) / len(outcomes)
+    return max(floor * 0.25, p * (1.0 - p))
 
 
 def episode_outcome(rewards: Sequence[float], terminated: bool) -> float:

@@ -1,25 +1,32 @@
 """One self-play iteration's rollouts: the function TRL's ``GRPOTrainer`` calls.
 
-TRL hands ``rollout_func`` a batch of prompt slots — ``num_generations`` consecutive
-slots per GRPO group — and trains on whatever token sequences it returns. The slots'
-dataset content is a placeholder: what each group *is* is decided here. The first
-``designer_groups`` groups are design requests; the rest are agent tasks:
+TRL hands ``rollout_func`` this rank's batch of prompt slots — ``num_generations``
+consecutive slots per GRPO group — and trains on whatever token sequences it returns.
+The slots' dataset content is a placeholder: what each group *is* is decided here. The
+first ``designer_groups`` groups are design requests; the rest are agent tasks:
 
-1. **Design**: sample ``num_generations`` programs per designer prompt from the
-   current policy; parse and validate them in parallel (all through the sandbox).
-2. **Play**: every valid program is registered into the run's suite (``gym.make``-able
-   at once) and played ``paired_seeds`` times *with* and *without* its hint, on the
-   same seeds, by the current policy.
-3. **Designer reward**: paired regret (or the configured blend); invalid programs get
-   the fixed penalty.
-4. **Agent reward**: each agent group plays ``num_generations`` episodes of one
-   (environment, seed) from the live pool (the seed suite plus this run's valid
-   programs); the reward is the episode outcome. Environment feedback tokens are
-   masked out of the loss (``env_mask``).
+1. **Design**: sample ``num_generations`` programs per designer prompt (through TRL's
+   generation path, :mod:`spade_gym.selfplay.generation`); parse and validate them in
+   parallel in the sandbox. Designs without a hint are rejected (hint regret would be
+   noise), and so are copies of any registered program or of another design in the
+   same batch (all ranks' designs together).
+2. **Register**: one writer (the main process) registers the accepted programs into the
+   run's suite; every rank then makes them ``gym.make``-able.
+3. **Regret**: each rank plays its own valid designs ``paired_seeds`` times *with* and
+   *without* the hint on the same seeds. The designer reward is paired regret (or the
+   configured blend); invalid programs get the fixed penalty.
+4. **Agent**: agent groups are first the no-hint regret plays (on-policy episodes of
+   fresh environments, one group per design when ``paired_seeds == num_generations``),
+   then (environment, seed) tasks drawn from the pool with a learning-potential weight
+   (environments near 50% success first). Environment tokens are masked (``env_mask``).
+
+Every random choice of an iteration comes from ``(seed, rank, iteration)``, so a resumed
+run replays an interrupted iteration exactly.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -27,51 +34,42 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spade_gym.agents import EpisodeSpec, play_episodes
-from spade_gym.contract import program_kind
 from spade_gym.generate.designer_output import parse_designer_output
 from spade_gym.errors import DesignerOutputError, SpadeError
 from spade_gym.generate.pipeline import describe_program, suite_memory
 from spade_gym.generate.prompts import SKILLS, build_design_messages, skill_by_name
-from spade_gym.registry import Card, Suite, SuiteEntry, designer_label, register_suite
+from spade_gym.registry import Card, Suite, SuiteEntry, env_name_from_class, register_suite
 from spade_gym.selfplay.config import SelfPlayConfig
+from spade_gym.selfplay.distributed import Ranks
 from spade_gym.selfplay.generation import make_generator
-from spade_gym.selfplay.policy import TokenAgent, TokenPolicy
-from spade_gym.selfplay.rewards import check_groups, designer_reward, episode_outcome, group_key, paired_regret
+from spade_gym.selfplay.policy import TokenAgent, TokenPolicy, Trace
+from spade_gym.selfplay.rewards import (
+    check_groups, designer_reward, episode_outcome, group_key, learning_potential, paired_regret,
+)
 from spade_gym.selfplay.warmstart import compact_design_messages
+
+#: Outcomes remembered per environment for the learning-potential weights.
+OUTCOME_MEMORY = 32
 
 
 @dataclass
 class RunState:
-    """What the loop must carry from one iteration to the next (and through a resume)."""
+    """What the loop carries from one iteration to the next (saved with every checkpoint)."""
 
     iteration: int = 0
-    skill_cursor: int = 0
-    rng_state: object = None
-    metrics: list[dict] = field(default_factory=list)
+    #: Ids registered up to this checkpoint: on resume, anything else in the suite was
+    #: registered by an iteration that never reached its checkpoint, and is rolled back.
+    registered: list[str] = field(default_factory=list)
+    #: Recent agent outcomes per environment (all ranks), for learning-potential sampling.
+    outcomes: dict[str, list[float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"iteration": self.iteration, "skill_cursor": self.skill_cursor,
-                "rng_state": _jsonable_rng(self.rng_state)}
+        return {"iteration": self.iteration, "registered": list(self.registered), "outcomes": self.outcomes}
 
     @classmethod
     def from_dict(cls, data: dict) -> "RunState":
-        state = cls(iteration=int(data["iteration"]), skill_cursor=int(data["skill_cursor"]))
-        state.rng_state = _tuple_rng(data.get("rng_state"))
-        return state
-
-
-def _jsonable_rng(state):
-    if state is None:
-        return None
-    version, internal, gauss = state
-    return [version, list(internal), gauss]
-
-
-def _tuple_rng(data):
-    if data is None:
-        return None
-    version, internal, gauss = data
-    return (version, tuple(internal), gauss)
+        return cls(iteration=int(data["iteration"]), registered=list(data.get("registered", [])),
+                   outcomes={k: [float(x) for x in v] for k, v in data.get("outcomes", {}).items()})
 
 
 @dataclass
@@ -79,43 +77,47 @@ class DesignResult:
     skill: str
     multi_turn: bool
     text: str
+    rank: int = 0
+    index: int = 0
     valid: bool = False
     env_id: str | None = None
     failed_check: str | None = None
+    failure: str | None = None
     regret: float | None = None
     win_rate: float | None = None
     win_rate_hint: float | None = None
     reward: float = 0.0
-    seed_suite_copy: bool = False
-    #: A valid program sampled twice in one group: the copy shares the original's reward
-    #: (same tokens, same reward — anything else is noise in GRPO's advantage) but is not
+    #: A valid program sampled twice in one batch: the copy shares the original's reward
+    #: (same program, same reward — anything else is noise in GRPO's advantage) but is not
     #: registered or counted twice.
-    duplicate_of: "DesignResult | None" = None
+    duplicate_of: tuple[int, int] | None = None
 
 
 class SpadeRollout:
-    """The ``rollout_func``; one call is one self-play iteration's sampling."""
+    """The ``rollout_func``; one call is one self-play iteration's sampling on this rank."""
 
     def __init__(self, config: SelfPlayConfig, run_dir: Path, seed_entries: list[SuiteEntry], state: RunState,
-                 log=lambda message: None):
+                 *, ranks: Ranks | None = None, progress=None):
+        from spade_gym.selfplay.progress import Progress
+
         self.config = config
         self.run_dir = Path(run_dir)
         self.suite = Suite(self.run_dir / "suite")
         self.suite.path.mkdir(parents=True, exist_ok=True)
+        self.rejected_dir = self.run_dir / "rejected"
         self.seed_entries = seed_entries
         self.state = state
-        self.rng = random.Random(f"selfplay:{config.seed}")
-        if state.rng_state is not None:
-            self.rng.setstate(state.rng_state)
-        self.log = log
+        self.ranks = ranks or Ranks()
+        self.progress = progress or Progress(enabled=False)
         self.skills = [skill_by_name(s).name for s in config.skills] or [s.name for s in SKILLS.values()]
         #: (skill, multi_turn) targets in turn; "warmstart" uses the pairs the warm start taught.
-        self.targets = [(skill, None) for skill in self.skills]
+        self.targets: list[tuple[str, bool | None]] = [(skill, None) for skill in self.skills]
         if config.designer_targets == "warmstart":
             from spade_gym.selfplay.warmstart import warm_start_targets
 
             self.targets = warm_start_targets(seed_entries, config) or self.targets
         self.last_metrics: dict = {}
+        self.last_designs: list[DesignResult] = []
         self.rollout_finished = 0.0
         self.env_seconds = 0.0
 
@@ -130,27 +132,32 @@ class SpadeRollout:
         n_design = min(config.designer_groups, groups)
         generator = make_generator(trainer, trainer.processing_class, loss_temperature=trainer.args.temperature)
         policy = TokenPolicy(generator, trainer.processing_class)
-        model_name = str(getattr(trainer.model, "name_or_path", "") or self.config.model)
+        model_name = str(getattr(trainer.model, "name_or_path", "") or config.model)
         iteration = self.state.iteration + 1
+        rng = random.Random(f"selfplay:{config.seed}:{self.ranks.rank}:{iteration}")
         timings = {}
         started = time.monotonic()
         # One generation session per iteration: one ZeRO-3 gather / one vLLM wake-up.
         with generator.session():
-            designs, design_samples, prompt_ids = self._design(policy, n_design, iteration)
+            with self.progress.phase(f"iteration {iteration}: designing", total=n_design * G) as phase:
+                designs, design_samples, prompt_ids = self._design(policy, n_design, iteration, rng, phase)
             timings["design_s"] = time.monotonic() - started
             t = time.monotonic()
-            self._validate_and_register(designs, iteration, model_name=model_name)
+            with self.progress.phase(f"iteration {iteration}: validating", total=len(designs)) as phase:
+                self._validate_and_register(designs, iteration, model_name, rng, phase)
             timings["validate_s"] = time.monotonic() - t
             t = time.monotonic()
             self.env_seconds = 0.0
-            self._measure_regret(policy, designs, iteration)
-            agent = self._agent_groups(policy, groups - n_design, iteration)
+            with self.progress.phase(f"iteration {iteration}: playing", total=None):
+                regret_groups = self._measure_regret(policy, designs, iteration, rng)
+                agent = self._agent_groups(policy, groups - n_design, regret_groups, iteration, rng)
             timings["play_s"] = time.monotonic() - t
             timings["play_env_s"] = self.env_seconds
 
         out = {"prompt_ids": [], "completion_ids": [], "logprobs": [], "env_mask": [], "spade_reward": [],
                "spade_role": []}
         pad_id = policy.tokenizer.pad_token_id
+        train_designer = iteration > config.designer_training_delay
 
         def add(prompt, ids, logprobs, mask, reward, role):
             if not ids:
@@ -166,198 +173,381 @@ class SpadeRollout:
 
         for group, samples in enumerate(design_samples):
             for design, sample in zip(designs[group * G:(group + 1) * G], samples):
-                add(prompt_ids[group], sample.completion_ids, sample.logprobs, [1] * len(sample.completion_ids),
-                    design.reward, "designer")
+                # Before the designer's training starts (the paper's delay), designs are
+                # still sampled and scored but carry no loss.
+                mask = [1 if train_designer else 0] * len(sample.completion_ids)
+                add(prompt_ids[group], sample.completion_ids, sample.logprobs, mask, design.reward, "designer")
         for trace, reward in agent["samples"]:
             add(trace.prompt_ids, trace.completion_ids, trace.logprobs, trace.env_mask, reward, "agent")
 
+        self._remember_outcomes(agent["outcomes"])
         valid = [d for d in designs if d.valid]
         regrets = [d.regret for d in valid if d.regret is not None]
-        self.last_metrics = {
-            "iteration": iteration,
+        local = {
             "designed": len(designs),
             "valid": len(valid),
-            "validity_rate": len(valid) / len(designs) if designs else None,
             "failed_checks": _count([d.failed_check for d in designs if d.failed_check]),
-            "seed_suite_copies": sum(d.seed_suite_copy for d in valid),
-            "regret_mean": _mean(regrets),
-            "return_with_hint": _mean([d.win_rate_hint for d in valid if d.win_rate_hint is not None]),
-            "return_without_hint": _mean([d.win_rate for d in valid if d.win_rate is not None]),
-            "designer_reward_mean": _mean([d.reward for d in designs]),
-            "agent_return_mean": _mean([r for _, r in agent["samples"]]),
-            "agent_win_rate_suite": agent["suite_win_rate"],
-            "pool_size": len(self.seed_entries) + len(self.suite.entries()),
+            "regrets": regrets,
+            "returns_with_hint": [d.win_rate_hint for d in valid if d.win_rate_hint is not None],
+            "returns_without_hint": [d.win_rate for d in valid if d.win_rate is not None],
+            "designer_rewards": [d.reward for d in designs],
+            "agent_returns": [r for _, r in agent["samples"]],
+            "suite_wins": agent["suite_wins"],
             "registered": [d.env_id for d in valid],
+            "trained_regret_groups": agent["regret_groups_used"],
             "tokens_designer": sum(len(s.completion_ids) for g in design_samples for s in g),
             "tokens_agent": agent["tokens"],
-            **{k: round(v, 3) for k, v in timings.items()},
+            **timings,
         }
-        self._report(trainer, self.last_metrics)
+        self.last_metrics = _merge_rank_metrics(self.ranks.gather([local]), iteration,
+                                                pool_size=len(self.seed_entries) + len(self.suite.entries()))
+        self.last_designs = designs
         self.state.iteration = iteration
-        self.state.rng_state = self.rng.getstate()
         self.rollout_finished = time.monotonic()
-        self.log(f"iteration {iteration}: {len(valid)}/{len(designs)} designs valid, "
-                 f"regret {self.last_metrics['regret_mean']}, agent return {self.last_metrics['agent_return_mean']}")
+        m = self.last_metrics
+        self.progress.log(f"iteration {iteration}: {m['valid']}/{m['designed']} designs valid, "
+                          f"regret {_fmt(m['regret_mean'])}, agent return {_fmt(m['agent_return_mean'])}")
         return out
 
-    # ------------------------------------------------------------------ phases
+    # ------------------------------------------------------------------ design
 
-    def _design(self, policy: TokenPolicy, n_groups: int, iteration: int):
+    def _design(self, policy: TokenPolicy, n_groups: int, iteration: int, rng: random.Random, phase):
         config = self.config
         designs, samples, prompt_ids = [], [], []
         all_entries = self.seed_entries + self.suite.entries()
         for group in range(n_groups):
-            skill, multi_turn = self.targets[self.state.skill_cursor % len(self.targets)]
-            self.state.skill_cursor += 1
+            # Targets rotate over all ranks' groups: rank r takes the r-th block of this iteration.
+            cursor = ((iteration - 1) * self.ranks.world + self.ranks.rank) * n_groups + group
+            skill, multi_turn = self.targets[cursor % len(self.targets)]
             if multi_turn is None:
-                multi_turn = self.rng.random() < config.multi_turn_ratio
+                multi_turn = rng.random() < config.multi_turn_ratio
             if config.designer_prompt == "compact":
                 messages = compact_design_messages(skill, multi_turn)
             else:
-                memory = suite_memory(all_entries, skill, k=config.memory_k, rng=self.rng)
-                messages = build_design_messages(skill, multi_turn=multi_turn, memory=memory, rng=self.rng)
+                memory = suite_memory(all_entries, skill, k=config.memory_k, rng=rng)
+                messages = build_design_messages(skill, multi_turn=multi_turn, memory=memory, rng=rng)
             ids = policy.chat_ids(messages)
             group_samples = policy.sample([ids] * config.num_generations, max_new_tokens=config.max_program_tokens,
-                                          temperature=config.designer_temperature,
-                                          seed=config.seed * 1_000_003 + iteration * 101 + group)
+                                          temperature=config.designer_temperature, seed=rng.randrange(2**31))
+            phase.advance(len(group_samples))
             prompt_ids.append(ids)
             samples.append(group_samples)
-            designs += [DesignResult(skill, multi_turn, policy.decode(s.completion_ids)) for s in group_samples]
+            designs += [DesignResult(skill, multi_turn, policy.decode(s.completion_ids), rank=self.ranks.rank,
+                                     index=len(designs) + i) for i, s in enumerate(group_samples)]
         return designs, samples, prompt_ids
 
-    def _validate_and_register(self, designs: list[DesignResult], iteration: int, model_name: str) -> None:
+    # ------------------------------------------------------------------ validate and register
+
+    def _validate_and_register(self, designs: list[DesignResult], iteration: int, model_name: str,
+                               rng: random.Random, phase) -> None:
         from spade_gym.validation import ValidationConfig, validate_source
-        from spade_gym.validation.fingerprint import nearest
 
         config = self.config
-        vconfig = ValidationConfig(seeds=config.validation_seeds)
+        # Fresh probe seeds every iteration (a designer must not learn the validator's seeds),
+        # drawn from the iteration's RNG so a resumed run replays the same verdicts.
+        vconfig = ValidationConfig(seeds=config.validation_seeds, first_seed=rng.randrange(1_000_000),
+                                   fuzz_seed=rng.randrange(1_000_000))
         parsed = []
         for design in designs:
             try:
                 parsed.append(parse_designer_output(design.text))
-            except DesignerOutputError:
+            except DesignerOutputError as exc:
                 parsed.append(None)
-                design.failed_check = "parse"
+                design.failed_check, design.failure = "parse", str(exc)
 
         def check(item):
             design, out = item
             if out is None:
                 return None
-            return validate_source(out.code, hint=out.hint, suite=self.suite, config=vconfig)
+            try:
+                return validate_source(out.code, hint=out.hint, suite=self.suite, config=vconfig)
+            finally:
+                phase.advance(1)
 
         with ThreadPoolExecutor(max_workers=4) as pool:
             reports = list(pool.map(check, zip(designs, parsed)))
-        accepted_this_batch: dict[str, DesignResult] = {}
+        registered_entries = self._registered_entries()
+        candidates = []
         for design, out, report in zip(designs, parsed, reports):
             if report is None:
-                design.reward = designer_reward(False, config=config.reward)
-                continue
-            if report.valid and report.sha256 in accepted_this_batch:
-                # validated in parallel, so the suite did not yet hold its twin
-                design.duplicate_of = accepted_this_batch[report.sha256]
-                design.failed_check = "duplicate in batch"
                 continue
             if not report.valid:
-                failed = [c.name for c in report.checks if not c.passed]
-                design.failed_check = failed[0] if failed else "validation"
-                design.reward = designer_reward(False, config=config.reward)
+                failed = [c for c in report.checks if not c.passed and not c.skipped]
+                design.failed_check = failed[0].name if failed else "validation"
+                design.failure = failed[0].message if failed else report.summary()
                 continue
-            match = nearest(out.code, self.seed_entries)
-            design.seed_suite_copy = bool(match and (match.exact or match.similarity >= 0.95))
             details = report.details
-            card = Card.from_report(
-                report, skill=design.skill, hint=out.hint or None, kind=program_kind(out.code),
+            hint = out.hint or details.get("hint")
+            if config.require_hint and not (hint and str(hint).strip()):
+                design.failed_check = "hint"
+                design.failure = ("no hint: neither a <hint> nor a hint() method, so the with-hint and "
+                                  "without-hint plays would be identical and regret pure noise")
+                continue
+            copy = _copy_of(out.code, registered_entries, config.novelty_threshold)
+            if copy is not None:
+                design.failed_check, design.failure = "novelty", f"a copy of registered {copy}"
+                continue
+            class_name = details.get("class_name") or report.name
+            card = Card(
+                name=env_name_from_class(class_name), version=0, skill=design.skill,
                 description=describe_program(out.code, details.get("first_observation")),
-                multi_turn=bool(details.get("multi_turn", design.multi_turn)),
-                provenance={"designer": designer_label(model_name, "self-play"), "backend": "self-play",
-                            "model": model_name, "preset": config.preset, "iteration": iteration,
-                            "requested_multi_turn": design.multi_turn, "designer_prompt": config.designer_prompt},
+                hint=hint, max_turns=int(details.get("max_turns") or 10),
+                sha256="0" * 64, multi_turn=bool(details.get("multi_turn", design.multi_turn)),
+                class_name=class_name, difficulty_levels=list(details.get("difficulty_levels") or []),
+                provenance={"designer": "self-play policy", "model": model_name, "preset": config.preset,
+                            "iteration": iteration, "requested_multi_turn": design.multi_turn,
+                            "designer_prompt": config.designer_prompt},
+                validation=report.card_summary(),
             )
-            entry = self.suite.add(out.code, card)
-            accepted_this_batch[report.sha256] = design
-            design.valid, design.env_id = True, entry.id
+            candidates.append({"rank": design.rank, "index": design.index, "code": out.code,
+                               "card": json.loads(card.dumps())})
+        self._keep_rejected(designs, parsed, reports, iteration)
+        decisions = self._register(candidates)
         register_suite(self.suite.path)
+        by_key = {(d.rank, d.index): d for d in designs}
+        for decision in decisions:
+            design = by_key.get((decision["rank"], decision["index"]))
+            if design is None:
+                continue  # another rank's design
+            if decision.get("env_id"):
+                design.valid, design.env_id = True, decision["env_id"]
+            else:
+                design.duplicate_of = tuple(decision["duplicate_of"])
+                design.failed_check = "duplicate in batch"
+        for design in designs:
+            if not design.valid and design.duplicate_of is None:
+                design.reward = designer_reward(False, config=config.reward)
 
-    def _play(self, policy: TokenPolicy, specs: list[EpisodeSpec], iteration: int, salt: int):
-        agent = TokenAgent(policy, temperature=self.config.agent_temperature,
-                           max_turn_tokens=self.config.max_turn_tokens,
-                           max_episode_tokens=self.config.max_episode_tokens,
-                           seed=self.config.seed * 7919 + iteration * 31 + salt)
+    def _registered_entries(self) -> list[SuiteEntry]:
+        """Every program a new design must differ from: the seed suite, the run's suite and
+        every suite registered in this process (the bundled one, ``$SPADE_GYM_SUITES``)."""
+        from spade_gym.registry.registration import registered_entries
+
+        seen, entries = set(), []
+        dirs = {str(Path(d)) for _, d in registered_entries()}
+        for entry in self.seed_entries + self.suite.entries():
+            seen.add(str(entry.directory))
+            entries.append(entry)
+        for suite_dir in sorted({str(Path(d).parent) for d in dirs}):
+            for entry in Suite(suite_dir).entries():
+                if str(entry.directory) not in seen:
+                    seen.add(str(entry.directory))
+                    entries.append(entry)
+        return entries
+
+    def _register(self, candidates: list[dict]) -> list[dict]:
+        """All ranks' accepted designs -> one decision each; the main process writes the suite.
+
+        The decision is computed identically on every rank from the gathered list (in rank,
+        index order): the first of several copies (normalised code) is registered, the
+        others share its reward. Only the main process writes; the others wait for it.
+        """
+        from spade_gym.validation.fingerprint import fingerprint, similarity
+
+        everything = sorted(self.ranks.gather(candidates), key=lambda c: (c["rank"], c["index"]))
+        kept: list[tuple[dict, object]] = []
+        decisions = []
+        for candidate in everything:
+            mine = fingerprint(candidate["code"])
+            twin = next((c for c, fp in kept if fp.exact == mine.exact
+                         or similarity(fp, mine) >= self.config.novelty_threshold), None)
+            if twin is not None:
+                decisions.append({"rank": candidate["rank"], "index": candidate["index"],
+                                  "duplicate_of": [twin["rank"], twin["index"]]})
+            else:
+                kept.append((candidate, mine))
+                decisions.append({"rank": candidate["rank"], "index": candidate["index"], "candidate": candidate})
+        if self.ranks.is_main:
+            for decision in decisions:
+                if "candidate" in decision:
+                    entry = self.suite.add(decision["candidate"]["code"], Card.from_dict(decision["candidate"]["card"]))
+                    decision["env_id"] = entry.id
+        decisions = self.ranks.broadcast(decisions)
+        return decisions
+
+    def _keep_rejected(self, designs, parsed, reports, iteration: int) -> None:
+        """Rejected designs and their reports, like ``generate`` keeps them (capped)."""
+        cap = self.config.keep_rejected
+        rejected = [(d, p, r) for d, p, r in zip(designs, parsed, reports) if d.failed_check]
+        if not rejected or cap <= 0:
+            return
+        self.rejected_dir.mkdir(parents=True, exist_ok=True)
+        room = cap - len(list(self.rejected_dir.glob("*.txt")))
+        for design, out, report in rejected[:max(0, room)]:
+            stem = f"iter{iteration:04d}-rank{design.rank}-{design.index:03d}"
+            (self.rejected_dir / f"{stem}.txt").write_text(design.text, encoding="utf-8")
+            record = report.to_dict() if report is not None else {}
+            record.update({"failed_check": design.failed_check, "failure": design.failure, "skill": design.skill,
+                           "iteration": iteration})
+            (self.rejected_dir / f"{stem}.report.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
+
+    # ------------------------------------------------------------------ play
+
+    def _play(self, policy: TokenPolicy, specs: list[EpisodeSpec], temperature: float, seed: int):
+        agent = TokenAgent(policy, temperature=temperature, max_turn_tokens=self.config.max_turn_tokens,
+                           max_episode_tokens=self.config.max_episode_tokens, seed=seed)
         episodes = play_episodes(agent, specs, max_turns=self.config.max_turns, batch_size=32)
         self.env_seconds += sum(e.env_seconds for e in episodes)
         return episodes, agent
 
-    def _measure_regret(self, policy: TokenPolicy, designs: list[DesignResult], iteration: int) -> None:
+    def _measure_regret(self, policy: TokenPolicy, designs: list[DesignResult], iteration: int,
+                        rng: random.Random) -> list[list[tuple[Trace, float, str]]]:
+        """Paired regret of each valid design; returns the no-hint plays, one group per design."""
         valid = [d for d in designs if d.valid]
         K = self.config.paired_seeds
         if not valid:
-            return
-        specs = []
-        for design in valid:
-            seeds = [self.rng.randrange(1_000_000_000) for _ in range(K)]
-            specs += [EpisodeSpec(design.env_id, s, hint=h) for s in seeds for h in (True, False)]
-        episodes, _ = self._play(policy, specs, iteration, salt=1)
-        by_env: dict[str, tuple[dict, dict]] = {}
-        for episode in episodes:
-            with_hint, without = by_env.setdefault(episode.spec.env_id, ({}, {}))
+            self._share_duplicate_rewards(designs)  # collective: every rank takes part
+            return []
+        seeds = {d.env_id: [rng.randrange(1_000_000_000) for _ in range(K)] for d in valid}
+        plain = [EpisodeSpec(d.env_id, s, hint=False) for d in valid for s in seeds[d.env_id]]
+        hinted = [EpisodeSpec(d.env_id, s, hint=True) for d in valid for s in seeds[d.env_id]]
+        without, plain_agent = self._play(policy, plain, self.config.agent_temperature, rng.randrange(2**31))
+        hint_temperature = self.config.hint_temperature
+        with_hint, _ = self._play(policy, hinted, self.config.agent_temperature if hint_temperature is None
+                                  else hint_temperature, rng.randrange(2**31))
+        outcomes: dict[str, tuple[dict, dict]] = {d.env_id: ({}, {}) for d in valid}
+        groups: dict[str, list[tuple[Trace, float, str]]] = {d.env_id: [] for d in valid}
+        for index, episode in enumerate(without):
             outcome = episode_outcome(episode.rewards, episode.terminated)
-            (with_hint if episode.spec.hint else without)[episode.spec.seed] = outcome
+            outcomes[episode.spec.env_id][1][episode.spec.seed] = outcome
+            trace = plain_agent.traces.get(index) or _empty_trace(policy, episode)
+            groups[episode.spec.env_id].append((trace, outcome, episode.spec.env_id))
+        for episode in with_hint:
+            outcomes[episode.spec.env_id][0][episode.spec.seed] = episode_outcome(episode.rewards, episode.terminated)
         for design in valid:
-            with_hint, without = by_env[design.env_id]
-            design.regret = paired_regret(with_hint, without)
-            design.win_rate = _mean(list(without.values()))
-            design.win_rate_hint = _mean(list(with_hint.values()))
+            hinted_out, plain_out = outcomes[design.env_id]
+            design.regret = paired_regret(hinted_out, plain_out)
+            design.win_rate = _mean(list(plain_out.values()))
+            design.win_rate_hint = _mean(list(hinted_out.values()))
             design.reward = designer_reward(True, regret=design.regret, win_rate=design.win_rate,
                                             config=self.config.reward)
             entry = self.suite.get(design.env_id)
             self.suite.update_card(entry, stats={"regret": design.regret, "win_rate": design.win_rate,
                                                  "win_rate_hint": design.win_rate_hint, "iteration": iteration,
                                                  "paired_seeds": K})
+        self._share_duplicate_rewards(designs)
+        return [groups[d.env_id] for d in valid]
+
+    def _share_duplicate_rewards(self, designs: list[DesignResult]) -> None:
+        """A duplicate's reward is its original's, wherever (on whichever rank) that was played."""
+        rewards = {(d.rank, d.index): d.reward for d in designs if d.valid}
+        everything = {}
+        for item in self.ranks.gather([[list(k), v] for k, v in rewards.items()]):
+            everything[tuple(item[0])] = item[1]
         for design in designs:
             if design.duplicate_of is not None:
-                design.reward = design.duplicate_of.reward
+                design.reward = everything.get(tuple(design.duplicate_of), designer_reward(False, config=self.config.reward))
 
-    def _agent_groups(self, policy: TokenPolicy, n_groups: int, iteration: int) -> dict:
-        if n_groups <= 0:
-            return {"samples": [], "suite_win_rate": None, "tokens": 0}
-        pool = [e.id for e in self.seed_entries] + [e.id for e in self.suite.entries()]
-        if not pool:
-            raise SpadeError("the environment pool is empty: no seed suite and no valid program yet")
-        G = self.config.num_generations
-        tasks = [(self.rng.choice(pool), self.rng.randrange(1_000_000_000)) for _ in range(n_groups)]
-        specs = [EpisodeSpec(env_id, seed) for env_id, seed in tasks for _ in range(G)]
-        episodes, agent = self._play(policy, specs, iteration, salt=2)
-        samples, keys = [], []
-        seed_ids = {e.id for e in self.seed_entries}
-        suite_wins = []
-        for index, episode in enumerate(episodes):
-            reward = episode_outcome(episode.rewards, episode.terminated)
-            trace = agent.traces.get(index)
-            if trace is None:  # the env failed before the first turn: an empty, unrewarded sample
-                from spade_gym.selfplay.policy import Trace
+    def _agent_groups(self, policy: TokenPolicy, n_groups: int, regret_groups, iteration: int,
+                      rng: random.Random) -> dict:
+        config = self.config
+        G = config.num_generations
+        samples, keys, outcomes, suite_wins = [], [], [], []
+        used = 0
+        if config.train_on_regret_plays and G == config.paired_seeds:
+            # GRPO groups by position: a design's G no-hint plays (G seeds of one new environment)
+            # form one group, normalised against each other.
+            for group in regret_groups[:n_groups]:
+                for trace, outcome, env_id in group:
+                    samples.append((trace, outcome))
+                    keys.append((env_id, "regret plays"))
+                    outcomes.append((env_id, outcome))
+                used += 1
+        remaining = n_groups - used
+        tokens = 0
+        if remaining > 0:
+            pool = [e.id for e in self.seed_entries] + [e.id for e in self.suite.entries()]
+            if not pool:
+                raise SpadeError("the environment pool is empty: no seed suite and no valid program yet")
+            tasks = self._sample_tasks(pool, remaining, rng)
+            specs = [EpisodeSpec(env_id, seed) for env_id, seed in tasks for _ in range(G)]
+            episodes, agent = self._play(policy, specs, config.agent_temperature, rng.randrange(2**31))
+            tokens = agent.tokens
+            seed_ids = {e.id for e in self.seed_entries}
+            for index, episode in enumerate(episodes):
+                reward = episode_outcome(episode.rewards, episode.terminated)
+                trace = agent.traces.get(index) or _empty_trace(policy, episode)
+                samples.append((trace, reward))
+                keys.append(group_key(episode.spec.env_id, episode.spec.seed))
+                outcomes.append((episode.spec.env_id, reward))
+                if episode.spec.env_id in seed_ids:
+                    suite_wins.append(1.0 if episode.won else 0.0)
+        check_groups(keys, G)  # GRPO normalises by position: each group must be one task
+        tokens += sum(sum(t.env_mask) for t, _ in samples[:used * G])
+        return {"samples": samples, "suite_wins": suite_wins, "tokens": tokens, "outcomes": outcomes,
+                "regret_groups_used": used}
 
-                trace = Trace(policy.chat_ids([{"role": "user", "content": episode.first_observation or "-"}]))
-            samples.append((trace, reward))
-            keys.append(group_key(episode.spec.env_id, episode.spec.seed))
-            if episode.spec.env_id in seed_ids:
-                suite_wins.append(1.0 if episode.won else 0.0)
-        check_groups(keys, G)  # GRPO normalises by position: each group must be one (env, seed)
-        return {"samples": samples, "suite_win_rate": _mean(suite_wins), "tokens": agent.tokens}
+    def _sample_tasks(self, pool: list[str], n: int, rng: random.Random) -> list[tuple[str, int]]:
+        """(environment, seed) tasks; "learning-potential" favours environments the agent wins
+        about half the time (unplayed ones count as such), as the paper does."""
+        if self.config.agent_task_sampling == "uniform":
+            return [(rng.choice(pool), rng.randrange(1_000_000_000)) for _ in range(n)]
+        weights = [learning_potential(self.state.outcomes.get(env_id, [])) for env_id in pool]
+        return [(env_id, rng.randrange(1_000_000_000)) for env_id in rng.choices(pool, weights=weights, k=n)]
 
-    @staticmethod
-    def _report(trainer, metrics: dict) -> None:
-        """Also send the numeric metrics through TRL's own logging (TensorBoard etc.)."""
-        store = getattr(trainer, "_metrics", None)
-        if not isinstance(store, dict) or "train" not in store:
-            return
-        for key, value in metrics.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and value is not None:
-                store["train"][f"spade/{key}"].append(float(value))
+    def _remember_outcomes(self, outcomes: list[tuple[str, float]]) -> None:
+        for env_id, outcome in self.ranks.gather(outcomes):
+            history = self.state.outcomes.setdefault(env_id, [])
+            history.append(1.0 if outcome > 0 else 0.0)
+            del history[:-OUTCOME_MEMORY]
+
+
+def _empty_trace(policy: TokenPolicy, episode) -> Trace:
+    """The env failed before the first turn: an empty, unrewarded sample."""
+    return Trace(policy.chat_ids([{"role": "user", "content": episode.first_observation or "-"}]))
+
+
+def _copy_of(code: str, entries: list[SuiteEntry], threshold: float) -> str | None:
+    from spade_gym.validation.fingerprint import nearest
+
+    match = nearest(code, entries)
+    if match is not None and (match.exact or match.similarity >= threshold):
+        return match.env_id
+    return None
+
+
+def _merge_rank_metrics(parts: list[dict], iteration: int, *, pool_size: int) -> dict:
+    """One metrics line from every rank's numbers."""
+
+    def cat(key):
+        return [x for p in parts for x in p[key]]
+
+    failed: dict[str, int] = {}
+    for p in parts:
+        for name, count in p["failed_checks"].items():
+            failed[name] = failed.get(name, 0) + count
+    designed = sum(p["designed"] for p in parts)
+    valid = sum(p["valid"] for p in parts)
+    return {
+        "iteration": iteration,
+        "ranks": len(parts),
+        "designed": designed,
+        "valid": valid,
+        "validity_rate": valid / designed if designed else None,
+        "failed_checks": failed,
+        "regret_mean": _mean(cat("regrets")),
+        "return_with_hint": _mean(cat("returns_with_hint")),
+        "return_without_hint": _mean(cat("returns_without_hint")),
+        "designer_reward_mean": _mean(cat("designer_rewards")),
+        "agent_return_mean": _mean(cat("agent_returns")),
+        "agent_win_rate_suite": _mean(cat("suite_wins")),
+        "pool_size": pool_size,
+        "registered": cat("registered"),
+        "trained_regret_groups": sum(p["trained_regret_groups"] for p in parts),
+        "tokens_designer": sum(p["tokens_designer"] for p in parts),
+        "tokens_agent": sum(p["tokens_agent"] for p in parts),
+        # Ranks run in parallel: an iteration lasts as long as its slowest rank.
+        **{k: round(max(p[k] for p in parts), 3) for k in ("design_s", "validate_s", "play_s", "play_env_s")},
+    }
 
 
 def _mean(values):
     values = [v for v in values if v is not None]
     return sum(values) / len(values) if values else None
+
+
+def _fmt(value) -> str:
+    return "-" if value is None else f"{value:.3g}"
 
 
 def _count(items):

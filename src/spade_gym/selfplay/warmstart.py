@@ -25,6 +25,7 @@ from spade_gym.agents import OracleAgent, first_message, followup_message
 from spade_gym.agents.driver import EpisodeSpec, play_episodes
 from spade_gym.registry import Suite, SuiteEntry, register_suite
 from spade_gym.selfplay.config import SelfPlayConfig
+from spade_gym.selfplay.demo_designs import DEMO_DESIGNS, DemoDesign
 
 
 @dataclass
@@ -53,28 +54,33 @@ def suite_entries(config: SelfPlayConfig) -> list[SuiteEntry]:
     return Suite(path).entries()
 
 
-def warm_start_programs(entries: list[SuiteEntry], config: SelfPlayConfig) -> list[SuiteEntry]:
-    """The programs the designer part learns: the shortest ones (a tiny model can only
-    learn short programs in minutes on a CPU)."""
-    ranked = sorted(entries, key=lambda e: (len(e.read_source()), e.id))
-    return ranked[: config.warmstart.designer_programs] if config.warmstart.designer_programs else ranked
+def warm_start_programs(entries: list[SuiteEntry], config: SelfPlayConfig) -> list[DemoDesign]:
+    """The programs the designer part learns: the demo designs (not in any registered suite,
+    so their reproductions can register), or the seed suite's shortest programs."""
+    if config.warmstart.designer_source == "demo":
+        designs = list(DEMO_DESIGNS)
+    else:
+        ranked = sorted(entries, key=lambda e: (len(e.read_source()), e.id))
+        designs = [DemoDesign(e.card.skill, e.card.multi_turn, e.read_source(), e.card.hint or "") for e in ranked]
+    n = config.warmstart.designer_programs
+    return designs[:n] if n else designs
 
 
 def warm_start_targets(entries: list[SuiteEntry], config: SelfPlayConfig) -> list[tuple[str, bool]]:
-    return [(e.card.skill, e.card.multi_turn) for e in warm_start_programs(entries, config)]
+    return [(d.skill, d.multi_turn) for d in warm_start_programs(entries, config)]
 
 
 def designer_examples(entries: list[SuiteEntry], config: SelfPlayConfig) -> list[Example]:
     from spade_gym.generate.prompts import build_design_messages
 
     out = []
-    for entry in warm_start_programs(entries, config):
-        card = entry.card
+    for design in warm_start_programs(entries, config):
         if config.designer_prompt == "compact":
-            messages = compact_design_messages(card.skill, card.multi_turn)
+            messages = compact_design_messages(design.skill, design.multi_turn)
         else:
-            messages = build_design_messages(card.skill, multi_turn=card.multi_turn, rng=random.Random(card.name))
-        out.append(Example(messages, designer_completion(entry.read_source(), card.hint), "designer"))
+            messages = build_design_messages(design.skill, multi_turn=design.multi_turn,
+                                             rng=random.Random(design.source[:64]))
+        out.append(Example(messages, designer_completion(design.source, design.hint), "designer"))
     return out
 
 
@@ -122,7 +128,7 @@ def tokenize_example(tokenizer, example: Example, max_tokens: int) -> tuple[list
 
 
 def supervised_warm_start(model, tokenizer, examples: list[Example], config: SelfPlayConfig,
-                          log=lambda message: None) -> dict:
+                          progress=None) -> dict:
     """Plain next-token training on the completions (prompt tokens masked), in two phases.
 
     1. Agent examples (short, batched) until their loss is below ``agent_target_loss``
@@ -134,6 +140,10 @@ def supervised_warm_start(model, tokenizer, examples: list[Example], config: Sel
        because they are what validity depends on, and short agent batches interleaved
        from the start kept them from ever being learned.
     """
+    from spade_gym.selfplay.progress import Progress
+
+    progress = progress or Progress(enabled=False)
+    log = progress.log
     ws = config.warmstart
     designer = [t for t in (tokenize_example(tokenizer, e, ws.max_tokens) for e in examples if e.role == "designer")
                 if t is not None]
@@ -163,31 +173,41 @@ def supervised_warm_start(model, tokenizer, examples: list[Example], config: Sel
         optimizer.zero_grad()
         losses[role] = float(loss.detach())
         steps += 1
+        phase.advance(1)
 
     batches = [agent[i:i + ws.batch_size] for i in range(0, len(agent), ws.batch_size)]
-    for epoch in range(ws.epochs if batches else 0):
-        rng.shuffle(batches)
-        epoch_losses = []
-        for batch in batches:
-            train_on(batch, "agent")
-            epoch_losses.append(losses["agent"])
-        if sum(epoch_losses) / len(epoch_losses) < ws.agent_target_loss:
-            break
-    log(f"warm start: agent examples to loss {losses['agent']} ({steps} steps)")
-    budget = steps + ws.designer_steps_per_program * len(designer)
-    while designer and steps < budget:
-        rng.shuffle(designer)
-        round_losses = []
-        for item in designer:
-            train_on([item], "designer")
-            round_losses.append(losses["designer"])
-            if batches and steps % 8 == 0:
-                train_on(rng.choice(batches), "agent")
-        if max(round_losses) < ws.target_loss:
-            break
+    # At most this many steps (both parts stop early once their loss target is met).
+    designer_budget = ws.designer_steps_per_program * len(designer)
+    most = len(batches) * ws.epochs + designer_budget + designer_budget // 8
+    with progress.phase("warm start (steps, at most)", total=most) as phase:
+        for epoch in range(ws.epochs if batches else 0):
+            rng.shuffle(batches)
+            epoch_losses = []
+            for batch in batches:
+                train_on(batch, "agent")
+                epoch_losses.append(losses["agent"])
+            if sum(epoch_losses) / len(epoch_losses) < ws.agent_target_loss:
+                break
+        log(f"warm start: agent examples to loss {_fmt(losses['agent'])} ({steps} steps)")
+        budget = steps + designer_budget
+        while designer and steps < budget:
+            rng.shuffle(designer)
+            round_losses = []
+            for item in designer:
+                train_on([item], "designer")
+                round_losses.append(losses["designer"])
+                if batches and steps % 8 == 0:
+                    train_on(rng.choice(batches), "agent")
+            if max(round_losses) < ws.target_loss:
+                break
+        phase.set_total(steps)
     if designer:
-        log(f"warm start: designer programs to loss {losses['designer']} ({steps} steps in all)")
+        log(f"warm start: designer programs to loss {_fmt(losses['designer'])} ({steps} steps in all)")
     model.eval()
     return {"designer_examples": len(designer), "agent_examples": len(agent), "steps": steps,
             "seconds": round(time.monotonic() - start, 1), "final_designer_loss": losses["designer"],
             "final_agent_loss": losses["agent"]}
+
+
+def _fmt(value) -> str:
+    return "-" if value is None else f"{value:.3g}"

@@ -1,0 +1,1 @@
+"""Adapters that let other training libraries use spade-gym environments (TRL: ``spade_gym.integrations.trl``)."""

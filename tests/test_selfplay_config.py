@@ -1,0 +1,64 @@
+"""``selfplay --set``: every override is checked against the config's types and choices
+and refused with one line, never a traceback (and never silently accepted)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spade_gym.cli import main
+from spade_gym.errors import ConfigError
+from spade_gym.selfplay.config import apply_overrides, load_preset
+
+REFUSED = {
+    "iterations=abc": "expected a whole number",
+    "iterations=1.5": "expected a whole number",
+    "reward.mode=bogus": "choose one of regret, paper",
+    "designer_prompt=huge": "choose one of full, compact",
+    "warmstart.enabled=maybe": "expected true or false",
+    "temperature=nan": "expected a finite number",
+    "temperature=0": "must be > 0",
+    "iteratons=3": "did you mean iterations",
+    "reward=3": "is a section",
+    "nosuch.field=1": "not a config section",
+    "skills=Juggling": "Juggling",
+    "iterations": "expected KEY=VALUE",
+}
+
+
+@pytest.mark.parametrize("override", sorted(REFUSED))
+def test_bad_override_is_one_line_error(override, tmp_path):
+    result = CliRunner().invoke(main, ["selfplay", "--output", str(tmp_path / "r"), "--set", override,
+                                       "--show-config"])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert REFUSED[override] in result.output
+    assert "Traceback" not in result.output
+
+
+def test_good_overrides_take_their_type():
+    config = apply_overrides(load_preset("cpu-test"), [
+        "iterations=5", "reward.mode=paper", "reward.floor=true", "temperature=0.7", "hint_temperature=null",
+        "skills=Logical Deduction", "grpo.bf16=false", "warmstart.epochs=3"])
+    assert config.iterations == 5 and isinstance(config.iterations, int)
+    assert config.reward.mode == "paper" and config.reward.floor is True
+    assert config.temperature == 0.7 and config.hint_temperature is None
+    assert config.skills == ("Logical Deduction",) and config.grpo["bf16"] is False
+    assert config.warmstart.epochs == 3
+
+
+@settings(max_examples=150, deadline=None)
+@given(key=st.sampled_from(["iterations", "temperature", "reward.mode", "warmstart.enabled", "paired_seeds",
+                            "reward.regret_scale", "designer_targets"]),
+       value=st.text(max_size=12))
+def test_any_value_is_typed_or_refused_cleanly(key, value):
+    try:
+        config = apply_overrides(load_preset("cpu-test"), [f"{key}={value}"])
+    except ConfigError:
+        return
+    section, _, name = key.rpartition(".")
+    got = getattr(getattr(config, section) if section else config, name)
+    expected = type(getattr(getattr(load_preset("cpu-test"), section) if section else load_preset("cpu-test"), name))
+    assert isinstance(got, expected) or (expected is float and isinstance(got, (int, float)))

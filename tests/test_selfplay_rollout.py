@@ -1,0 +1,80 @@
+"""The design half of a self-play iteration, without a model: which designs are accepted,
+registered once, rejected (and kept) — the decisions the designer's reward rests on."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from spade_gym.registry import Suite, bundled_suite_path
+from spade_gym.selfplay.config import load_preset
+from spade_gym.selfplay.demo_designs import DEMO_DESIGNS
+from spade_gym.selfplay.progress import Progress
+from spade_gym.selfplay.rewards import learning_potential
+from spade_gym.selfplay.rollout import DesignResult, SpadeRollout
+from spade_gym.selfplay.warmstart import designer_completion
+
+MOD_SUM = DEMO_DESIGNS[0]
+
+
+def design(text: str, index: int) -> DesignResult:
+    return DesignResult("Mathematical Reasoning", False, text, index=index)
+
+
+@pytest.fixture()
+def rollout(tmp_path):
+    config = load_preset("cpu-test")
+    config.validation_seeds = 4
+    return SpadeRollout(config, tmp_path / "run", Suite(bundled_suite_path()).entries(), _state())
+
+
+def _state():
+    from spade_gym.selfplay.rollout import RunState
+
+    return RunState()
+
+
+def validate(rollout, designs):
+    with Progress(enabled=False).phase("validating") as phase:
+        rollout._validate_and_register(designs, 1, "test-model", random.Random(0), phase)
+    return designs
+
+
+def test_design_without_a_hint_is_rejected_and_kept(rollout):
+    no_hint_source = MOD_SUM.source.replace("    def hint(self):\n        return f\"The sum is {sum(self.nums)}.\"\n", "")
+    assert "def hint" not in no_hint_source
+    text = f"```python\n{no_hint_source}\n```\n"  # no <hint> either
+    (result,) = validate(rollout, [design(text, 0)])
+    assert not result.valid and result.failed_check == "hint"
+    assert result.reward == rollout.config.reward.invalid_penalty
+    assert Suite(rollout.suite.path).entries() == []
+    kept = sorted(p.name for p in rollout.rejected_dir.iterdir())
+    assert kept == ["iter0001-rank0-000.report.json", "iter0001-rank0-000.txt"]
+
+
+def test_copy_of_a_bundled_program_is_not_new(rollout):
+    entry = Suite(bundled_suite_path()).entries()[0]
+    renamed = "# designed in self-play\n" + entry.read_source().replace(entry.card.class_name, "FreshNameEnv")
+    (result,) = validate(rollout, [design(designer_completion(renamed, entry.card.hint), 0)])
+    assert not result.valid and result.failed_check == "novelty", result.failure
+    assert rollout.suite.entries() == []
+
+
+def test_copies_within_a_batch_register_once(rollout):
+    original = designer_completion(MOD_SUM.source, MOD_SUM.hint)
+    commented = designer_completion("# a comment makes the text differ\n" + MOD_SUM.source.replace(
+        "self.mod = 7", "self.mod = 7  # default modulus"), MOD_SUM.hint)
+    first, second = validate(rollout, [design(original, 0), design(commented, 1)])
+    assert first.valid and first.env_id == "spade/ModSum-v0"
+    assert not second.valid and second.duplicate_of == (0, 0)
+    assert [e.id for e in rollout.suite.entries()] == ["spade/ModSum-v0"]
+    # the next iteration's copy is not new either
+    (again,) = validate(rollout, [design(original, 0)])
+    assert not again.valid and again.failed_check == "novelty"
+
+
+def test_learning_potential_prefers_the_frontier():
+    assert learning_potential([1.0, 0.0] * 4) > learning_potential([1.0] * 7 + [0.0])
+    assert learning_potential([1.0, 0.0]) > learning_potential([0.0] * 8) > 0
+    assert learning_potential([]) == learning_potential([1.0, 0.0])  # unplayed counts as the frontier
