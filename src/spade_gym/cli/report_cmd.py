@@ -18,13 +18,14 @@ from spade_gym.cli.common import echo_json
 @handle_errors
 def command(run_dir, out, no_plots, as_json):
     """Write PNG plots of a self-play run's curves (validity, regret, returns with and
-    without hint, agent win rate, pool size, tokens, time per phase) and a markdown summary.
+    without hint, agent win rate, pool size, tokens, time per phase including the warm
+    start) and a markdown summary.
 
     \b
     Example:
       spade-gym report runs/demo
     """
-    from spade_gym.selfplay.report import load_metrics, markdown_summary, write_plots
+    from spade_gym.selfplay.report import load_metrics, markdown_summary, warm_start_seconds, write_plots
 
     run = Path(run_dir)
     rows = load_metrics(run)
@@ -33,8 +34,9 @@ def command(run_dir, out, no_plots, as_json):
         return
     target = Path(out) if out else run / "report"
     target.mkdir(parents=True, exist_ok=True)
-    written = [] if no_plots else write_plots(rows, target)
+    warm_start_s = warm_start_seconds(run)
+    written = [] if no_plots else write_plots(rows, target, warm_start_s=warm_start_s)
     summary_path = target / "summary.md"
-    summary_path.write_text(markdown_summary(rows, run))
+    summary_path.write_text(markdown_summary(rows, run, warm_start_s=warm_start_s))
     for path in written + [summary_path]:
         click.echo(str(path))

@@ -12,15 +12,16 @@ from pathlib import Path
 
 from spade_gym.errors import ConfigError
 
+#: (metric, panel title, y-axis label, y range (None: a count, integer ticks, free range))
 CURVES = [
-    ("validity_rate", "valid designs (fraction)"),
-    ("regret_mean", "hint regret (mean over valid designs)"),
-    ("return_with_hint", "agent return with hint"),
-    ("return_without_hint", "agent return without hint"),
-    ("agent_win_rate_suite", "agent win rate on seed-suite tasks"),
-    ("pool_size", "environment pool size"),
-    ("tokens_designer", "designer tokens"),
-    ("tokens_agent", "agent tokens"),
+    ("validity_rate", "valid designs", "fraction of designs", (0.0, 1.0)),
+    ("regret_mean", "hint regret (mean over valid designs)", "return with hint - without", (-1.0, 1.0)),
+    ("return_with_hint", "agent return with hint", "mean return", (-1.0, 1.0)),
+    ("return_without_hint", "agent return without hint", "mean return", (-1.0, 1.0)),
+    ("agent_win_rate_suite", "agent win rate on seed-suite tasks", "fraction won", (0.0, 1.0)),
+    ("pool_size", "environment pool size", "environments", None),
+    ("tokens_designer", "designer tokens", "tokens", None),
+    ("tokens_agent", "agent tokens", "tokens", None),
 ]
 PHASES = ["design_s", "validate_s", "play_s", "update_s"]
 
@@ -41,53 +42,104 @@ def load_metrics(run_dir: Path) -> list[dict]:
     return rows
 
 
-def write_plots(rows: list[dict], out_dir: Path) -> list[Path]:
+def _pyplot():
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        from matplotlib.ticker import MaxNLocator
     except ImportError:
         raise ConfigError("PNG plots need matplotlib: pip install 'spade-gym[plots]' "
                           "(or use --no-plots for the markdown summary only)") from None
-    out_dir.mkdir(parents=True, exist_ok=True)
+    return plt
+
+
+def curves_figure(rows: list[dict]):
+    """One panel per curve; a panel without data says so instead of staying blank."""
+    plt = _pyplot()
+    from matplotlib.ticker import MaxNLocator
+
     iterations = [r["iteration"] for r in rows]
-    written = []
     fig, axes = plt.subplots(4, 2, figsize=(11, 12))
-    for ax, (key, title) in zip(axes.flat, CURVES):
-        values = [r.get(key) for r in rows]
-        points = [(i, v) for i, v in zip(iterations, values) if v is not None]
+    for ax, (key, title, ylabel, span) in zip(axes.flat, CURVES):
+        points = [(i, r.get(key)) for i, r in zip(iterations, rows) if r.get(key) is not None]
         if points:
             ax.plot([p[0] for p in points], [p[1] for p in points], marker="o")
+        else:
+            ax.text(0.5, 0.5, "no data yet\n(no iteration measured this)", ha="center", va="center",
+                    transform=ax.transAxes, color="0.4")
         ax.set_title(title)
         ax.set_xlabel("iteration")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylabel(ylabel)
+        # Iterations are whole numbers: ticks on them, never between (one iteration included).
+        ax.set_xlim(min(iterations) - 0.5, max(iterations) + 0.5)
+        if len(iterations) <= 12:
+            ax.set_xticks(iterations)
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if span is None:
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        else:
+            margin = 0.05 * (span[1] - span[0])
+            ax.set_ylim(span[0] - margin, span[1] + margin)
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    path = out_dir / "curves.png"
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    written.append(path)
-    fig, ax = plt.subplots(figsize=(8, 4))
-    bottom = [0.0] * len(rows)
-    for phase in PHASES:
-        values = [float(r.get(phase) or 0.0) for r in rows]
-        ax.bar(iterations, values, bottom=bottom, label=phase.removesuffix("_s"))
+    return fig
+
+
+def phases_figure(rows: list[dict], warm_start_s: float | None = None):
+    """Seconds per phase per iteration, the warm start (often most of a CPU run) first."""
+    plt = _pyplot()
+
+    labels = [str(r["iteration"]) for r in rows]
+    series = {phase: [float(r.get(phase) or 0.0) for r in rows] for phase in PHASES}
+    warm = [0.0] * len(rows)
+    if warm_start_s:
+        labels = ["warm\nstart"] + labels
+        series = {phase: [0.0] + values for phase, values in series.items()}
+        warm = [float(warm_start_s)] + warm
+    positions = list(range(len(labels)))
+    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(labels) + 3), 4))
+    bottom = [0.0] * len(labels)
+    if warm_start_s:
+        ax.bar(positions, warm, bottom=bottom, label="warm start", color="0.6")
+        bottom = [b + v for b, v in zip(bottom, warm)]
+    for phase, values in series.items():
+        ax.bar(positions, values, bottom=bottom, label=phase.removesuffix("_s"))
         bottom = [b + v for b, v in zip(bottom, values)]
+    ax.set_xticks(positions, labels)
     ax.set_xlabel("iteration")
     ax.set_ylabel("seconds")
     ax.set_title("time per phase")
     ax.legend()
     fig.tight_layout()
-    path = out_dir / "phases.png"
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    written.append(path)
+    return fig
+
+
+def warm_start_seconds(run_dir: Path) -> float | None:
+    """The warm start's (and model build's) duration, from the run's warmstart/DONE record."""
+    done = Path(run_dir) / "warmstart" / "DONE"
+    try:
+        record = json.loads(done.read_text())
+    except (OSError, ValueError):
+        return None
+    total = float(record.get("warmstart_s") or 0) + float(record.get("build_s") or 0)
+    return total or None
+
+
+def write_plots(rows: list[dict], out_dir: Path, *, warm_start_s: float | None = None) -> list[Path]:
+    plt = _pyplot()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, fig in (("curves.png", curves_figure(rows)), ("phases.png", phases_figure(rows, warm_start_s))):
+        path = out_dir / name
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        written.append(path)
     return written
 
 
-def markdown_summary(rows: list[dict], run_dir: Path) -> str:
+def markdown_summary(rows: list[dict], run_dir: Path, *, warm_start_s: float | None = None) -> str:
     def fmt(value):
         if value is None:
             return "-"
@@ -106,7 +158,8 @@ def markdown_summary(rows: list[dict], run_dir: Path) -> str:
     lines += [
         f"{len(rows)} iteration(s); {valid} of {designed} designed programs valid "
         f"({valid / designed:.0%}).".replace("(nan%)", "") if designed else f"{len(rows)} iteration(s).",
-        f"Time: design {totals['design_s']:.0f} s, validate {totals['validate_s']:.0f} s, "
+        (f"Warm start (model build included): {warm_start_s:.0f} s. " if warm_start_s else "")
+        + f"Time: design {totals['design_s']:.0f} s, validate {totals['validate_s']:.0f} s, "
         f"play {totals['play_s']:.0f} s, update {totals['update_s']:.0f} s "
         f"(validation + play, which include the environment side, {env_side / total_time:.0%}).",
         "",
