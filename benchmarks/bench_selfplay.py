@@ -110,13 +110,19 @@ def main() -> None:
     if args.run:
         run_dir = Path(args.run)
     else:
-        from spade_gym.selfplay import load_preset, run_selfplay
+        from spade_gym.selfplay import load_preset, start_selfplay
+        from spade_gym.selfplay.progress import Progress
 
         run_dir = Path(tempfile.mkdtemp(prefix="bench-selfplay-")) / "run"
         config = load_preset("cpu-tiny")
         config.report_to = ()
-        run_selfplay(config, run_dir, log=lambda message: None)
+        start_selfplay(config, run_dir, progress=Progress(enabled=False))
     rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
+    from spade_gym.selfplay.report import warm_start_seconds
+
+    warm = warm_start_seconds(run_dir)
+    if warm:
+        print(f"warm start (model build included): {warm:.0f} s, before the first iteration")
     part_one(rows)
     per_program, per_step = measured_costs()
     part_two(per_program, per_step, args.gen_tokens_per_s, args.cores)

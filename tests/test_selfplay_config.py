@@ -40,10 +40,10 @@ def test_bad_override_is_one_line_error(override, tmp_path):
 
 def test_good_overrides_take_their_type():
     config = apply_overrides(load_preset("cpu-test"), [
-        "iterations=5", "reward.mode=paper", "reward.floor=true", "temperature=0.7", "hint_temperature=null",
+        "iterations=5", "reward.mode=paper", "reward.regret_scale=0.2", "temperature=0.7", "hint_temperature=null",
         "skills=Logical Deduction", "grpo.bf16=false", "warmstart.epochs=3"])
     assert config.iterations == 5 and isinstance(config.iterations, int)
-    assert config.reward.mode == "paper" and config.reward.floor is True
+    assert config.reward.mode == "paper" and config.reward.regret_scale == 0.2
     assert config.temperature == 0.7 and config.hint_temperature is None
     assert config.skills == ("Logical Deduction",) and config.grpo["bf16"] is False
     assert config.warmstart.epochs == 3
@@ -62,3 +62,9 @@ def test_any_value_is_typed_or_refused_cleanly(key, value):
     got = getattr(getattr(config, section) if section else config, name)
     expected = type(getattr(getattr(load_preset("cpu-test"), section) if section else load_preset("cpu-test"), name))
     assert isinstance(got, expected) or (expected is float and isinstance(got, (int, float)))
+
+
+def test_floor_with_the_paper_blend_is_refused(tmp_path):
+    result = CliRunner().invoke(main, ["selfplay", "--output", str(tmp_path / "r"), "--set", "reward.mode=paper",
+                                       "--set", "reward.floor=true", "--show-config"])
+    assert result.exit_code == 1 and "applies to mode 'regret' only" in result.output

@@ -51,15 +51,19 @@ def test_metrics_written_per_iteration(run):
     assert summary["iterations"] == 2
 
 
-def test_policy_weights_changed(run):
+def test_policy_weights_change_exactly_when_there_is_signal(run):
+    """GRPO moves the weights iff some group's rewards differ (beta=0, no weight decay):
+    with identical rewards in every group the advantages, and so the update, are zero."""
     import torch
     from transformers import AutoModelForCausalLM
 
     run_dir, _, _ = run
+    rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    signal = any(r["train_frac_reward_zero_std"] < 1 for r in rows)
     start = AutoModelForCausalLM.from_pretrained(run_dir / "warmstart").state_dict()
     final = AutoModelForCausalLM.from_pretrained(run_dir / "final").state_dict()
     changed = [name for name in start if not torch.equal(start[name], final[name])]
-    assert changed, "GRPO updates left every weight untouched"
+    assert bool(changed) == signal, (signal, changed[:3])
 
 
 def test_checkpoint_resumes_where_it_stopped(run):
@@ -124,7 +128,7 @@ def test_existing_run_is_not_overwritten(run):
 def test_resume_refuses_config_changes(run):
     run_dir, _, _ = run
     result = CliRunner().invoke(main, ["selfplay", "--output", str(run_dir), "--resume", "--set", "iterations=9"])
-    assert result.exit_code == 1 and "--set and --preset cannot change it" in result.output
+    assert result.exit_code == 1 and "cannot change it" in result.output
 
 
 def test_resume_needs_a_run(tmp_path):

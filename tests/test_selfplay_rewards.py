@@ -82,3 +82,11 @@ def test_presets_and_overrides():
     with pytest.raises(ConfigError, match="unknown preset"):
         load_preset("gpu-giant")
     assert load_preset("qwen3-8b").grpo["use_vllm"] is True
+
+
+def test_floor_is_refused_where_it_would_do_nothing():
+    import pytest
+
+    with pytest.raises(ValueError, match="regret' only"):
+        RewardConfig(mode="paper", floor=True)
+    assert designer_reward(True, regret=-0.5, config=RewardConfig(floor=True)) == 0.0

@@ -19,12 +19,18 @@ from spade_gym.selfplay.config import PRESETS, apply_overrides, load_preset
               help="Run directory (checkpoints, metrics.jsonl, the run's suite of designed environments).")
 @click.option("--resume", is_flag=True, help="Continue the run in --output from its last checkpoint.")
 @click.option("--iterations", type=click.IntRange(min=1), help="Total iterations (overrides the preset).")
+@click.option("--designer", type=click.Choice(["policy", "openai"]), default=None,
+              help="Who designs: the trained policy (SPADE, default) or a served model on an OpenAI-compatible "
+                   "server (then only the agent trains).")
+@click.option("--base-url", help="The served designer's API root, e.g. http://localhost:8000/v1 (--designer openai).")
+@click.option("--model", "designer_model", help="The served designer's model name (--designer openai).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a config field (repeatable), e.g. --set reward.mode=paper --set grpo.bf16=true.")
 @click.option("--show-config", is_flag=True, help="Print the resolved configuration and exit.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON.")
 @handle_errors
-def command(preset, output, resume, iterations, overrides, show_config, as_json):
+def command(preset, output, resume, iterations, designer, base_url, designer_model, overrides, show_config,
+            as_json):
     """Run SPADE self-play: one policy designs environments (rewarded by hint regret)
     and plays them (rewarded by its return), both trained with GRPO (TRL).
 
@@ -37,13 +43,21 @@ def command(preset, output, resume, iterations, overrides, show_config, as_json)
       spade-gym selfplay --preset cpu-tiny --output runs/demo
       spade-gym selfplay --output runs/demo --resume --iterations 6
       spade-gym selfplay --preset qwen3-8b --output runs/q8 --set paired_seeds=8
+      spade-gym selfplay --designer openai --base-url http://localhost:8000/v1 --model my-model --output runs/served
     """
-    if resume and (overrides or preset):
+    if (base_url or designer_model) and designer != "openai":
+        raise ConfigError("--base-url and --model are for a served designer: add --designer openai")
+    served = [f"designer={designer}"] if designer else []
+    if base_url:
+        served.append(f"designer_base_url={base_url}")
+    if designer_model:
+        served.append(f"designer_model={designer_model}")
+    if resume and (overrides or preset or served):
         # A resumed run keeps its config.json: a change there would make the replay of the
         # interrupted iteration differ from the run it continues.
-        raise ConfigError("--resume continues a run with its saved config.json; --set and --preset cannot "
-                          "change it (start a new --output instead; --iterations may extend the run)")
-    config = apply_overrides(load_preset(preset or "cpu-tiny"), list(overrides))
+        raise ConfigError("--resume continues a run with its saved config.json; --set, --preset and --designer "
+                          "cannot change it (start a new --output instead; --iterations may extend the run)")
+    config = apply_overrides(load_preset(preset or "cpu-tiny"), served + list(overrides))
     if iterations is not None:
         config.iterations = iterations
     if show_config:

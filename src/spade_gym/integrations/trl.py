@@ -117,7 +117,7 @@ def _tool_method(name: str, schema: dict) -> Callable:
     for arg, spec in properties.items():
         if not arg.isidentifier():
             raise SpadeError(f"tool {name!r} has a parameter {arg!r} that is not a Python identifier")
-        kind = _JSON_TYPES.get((spec or {}).get("type"), str)
+        kind = _JSON_TYPES.get(str((spec or {}).get("type")), str)
         default = inspect.Parameter.empty if arg in required else None
         params.append(inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind))
         annotations[arg] = kind
@@ -131,7 +131,7 @@ def _tool_method(name: str, schema: dict) -> Callable:
         return self._send(toolcalls.format_call(name, arguments))
 
     method.__name__ = method.__qualname__ = name
-    method.__signature__ = inspect.Signature(params, return_annotation=str)
+    method.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
     method.__annotations__ = annotations
     summary = " ".join(str(schema.get("description") or name).split())
     method.__doc__ = summary + ("\n\nArgs:\n" + "\n".join(arg_lines) if arg_lines else "") + \

@@ -16,7 +16,7 @@ from pathlib import Path
 from transformers import TrainerCallback
 
 #: TRL's train metrics copied into metrics.jsonl (as ``train_<name>``).
-TRAIN_KEYS = ("loss", "grad_norm", "reward", "reward_std", "entropy", "learning_rate", "kl",
+TRAIN_KEYS = ("loss", "grad_norm", "reward", "reward_std", "frac_reward_zero_std", "entropy", "learning_rate", "kl",
               "completions/mean_length", "completions/clipped_ratio")
 
 

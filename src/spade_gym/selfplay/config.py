@@ -74,6 +74,13 @@ class SelfPlayConfig:
     seed_suite: str | None = None
 
     # --- design
+    #: "policy": the trained policy designs (SPADE). "openai": a served model designs
+    #: (any OpenAI-compatible server: ``designer_base_url`` + ``designer_model``); only the
+    #: agent trains, and regret still decides the frontier memory and the task sampling.
+    designer: Literal["policy", "openai"] = "policy"
+    designer_base_url: str | None = None
+    designer_model: str | None = None
+    designer_api_key_env: str = "OPENAI_API_KEY"
     designer_groups: int = 1
     num_generations: int = 4
     skills: tuple[str, ...] = ()
@@ -126,6 +133,10 @@ class SelfPlayConfig:
     #: Extra fields passed to TRL's GRPOConfig as they are (bf16, use_vllm, ...).
     grpo: dict[str, Any] = field(default_factory=dict)
     report_to: tuple[str, ...] = ("tensorboard",)
+    #: torch's intra-op threads (None: torch's default). The CPU presets use 1: sandbox
+    #: workers run beside the model, and an oversubscribed OpenMP pool spins (measured
+    #: 20x slower training steps on a loaded 2-core machine).
+    torch_threads: int | None = None
 
     def validate(self) -> None:
         if self.iterations < 1:
@@ -142,6 +153,11 @@ class SelfPlayConfig:
             raise ConfigError("designer_prompt must be 'full' or 'compact'")
         if not 0 <= self.multi_turn_ratio <= 1:
             raise ConfigError("multi_turn_ratio must be in [0, 1]")
+        if self.designer == "openai" and not (self.designer_base_url and self.designer_model):
+            raise ConfigError("the served designer needs designer_base_url and designer_model "
+                              "(--base-url URL --model NAME)")
+        if self.designer == "openai" and self.agent_groups < 1:
+            raise ConfigError("with a served designer only the agent trains: agent_groups must be >= 1")
         if self.skills:
             from spade_gym.generate.prompts import skill_by_name
 
@@ -167,8 +183,10 @@ class SelfPlayConfig:
 
     @property
     def batch_size(self) -> int:
-        """Samples per iteration: one GRPO group per designer prompt and per agent task."""
-        return (self.designer_groups + self.agent_groups) * self.num_generations
+        """Samples per iteration (per rank): one GRPO group per designer prompt and per agent
+        task; a served designer's designs are not trained on, so they take no slot."""
+        trained_design_groups = self.designer_groups if self.designer == "policy" else 0
+        return (trained_design_groups + self.agent_groups) * self.num_generations
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -195,7 +213,7 @@ def _cpu_tiny() -> SelfPlayConfig:
         model="tiny",
         tiny=TinyModelConfig(vocab_size=4096, hidden_size=128, num_layers=3, num_heads=4),
         warmstart=WarmStartConfig(designer_source="demo", designer_programs=2, agent_examples=32, epochs=30,
-                                  learning_rate=3e-3, batch_size=8, max_tokens=4096, target_loss=0.03,
+                                  learning_rate=3e-3, batch_size=8, max_tokens=1024, target_loss=0.03,
                                   designer_steps_per_program=250),
         iterations=3,
         designer_groups=1,
@@ -214,6 +232,7 @@ def _cpu_tiny() -> SelfPlayConfig:
         learning_rate=1e-4,
         beta=0.0,
         grpo={"use_cpu": True, "bf16": False},
+        torch_threads=1,
     )
 
 
@@ -221,7 +240,7 @@ def _cpu_test() -> SelfPlayConfig:
     config = _cpu_tiny()
     config.preset = "cpu-test"
     config.warmstart = WarmStartConfig(designer_source="demo", designer_programs=1, agent_examples=8, epochs=8,
-                                       learning_rate=3e-3, batch_size=8, max_tokens=4096)
+                                       learning_rate=3e-3, batch_size=8, max_tokens=768)
     config.max_program_tokens = 320
     config.iterations = 2
     config.num_generations = 4
@@ -256,7 +275,7 @@ def _qwen3(size: str) -> SelfPlayConfig:
         max_episode_tokens=32768,
         max_turns=25,
         validation_seeds=16,
-        reward=RewardConfig(mode="paper", floor=True),
+        reward=RewardConfig(mode="paper"),
         designer_training_delay=4,
         learning_rate=1e-6,
         beta=0.0 if size == "4b" else 0.005,
@@ -267,6 +286,10 @@ def _qwen3(size: str) -> SelfPlayConfig:
             "vllm_mode": "server",
             "epsilon": 0.2,
             "epsilon_high": 0.28,
+            # the reference's optimiser: Adam, constant lr 1e-6, weight decay 0.1, beta2 0.98
+            "weight_decay": 0.1,
+            "adam_beta2": 0.98,
+            "lr_scheduler_type": "constant",
             "per_device_train_batch_size": 8,
             "gradient_accumulation_steps": 48,
         },

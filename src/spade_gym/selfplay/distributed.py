@@ -21,13 +21,18 @@ class Ranks:
         return self.rank == 0
 
     @classmethod
-    def current(cls) -> "Ranks":
-        """From accelerate's process state (a single process when not launched by it)."""
+    def current(cls, *, cpu: bool = False) -> "Ranks":
+        """From accelerate's process state (a single process when not launched by it).
+
+        The state is a process-wide singleton that the trainer shares later, so it must be
+        created with the trainer's device choice: on CPU (``use_cpu``) only ``cpu=True``
+        makes a ``torchrun``/``accelerate launch`` job a multi-process (gloo) one.
+        """
         try:
             from accelerate import PartialState
         except ImportError:
             return cls()
-        state = PartialState()
+        state = PartialState(cpu=cpu)
         return cls(state.process_index, state.num_processes)
 
     def gather(self, items: list) -> list:

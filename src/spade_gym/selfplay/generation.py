@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Iterator, Protocol
+from typing import Any, Iterator, Protocol
 
 from spade_gym.errors import ConfigError
 
@@ -56,7 +56,7 @@ class Generator(Protocol):
 def eos_ids(model_generation_config, tokenizer) -> list[int]:
     configured = getattr(model_generation_config, "eos_token_id", None)
     ids = configured if isinstance(configured, list) else [configured]
-    ids = [i for i in ids if i is not None]
+    ids = [int(i) for i in ids if i is not None]
     if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in ids:
         ids.append(tokenizer.eos_token_id)
     return ids
@@ -79,7 +79,7 @@ class TransformersGenerator:
         self.tokenizer = tokenizer
         self.loss_temperature = float(loss_temperature)
         self.trainer = trainer
-        self._model = None
+        self._model: Any = None
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
         self.eos_ids = eos_ids(getattr(model, "generation_config", None), tokenizer)

@@ -35,6 +35,7 @@ import re
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 from spade_gym.errors import ConfigError
 from spade_gym.selfplay.config import SelfPlayConfig
@@ -50,7 +51,7 @@ def start_selfplay(config: SelfPlayConfig, output_dir: str | os.PathLike, *, pro
     _require_training_extra()
     from spade_gym.selfplay.distributed import Ranks
 
-    ranks = Ranks.current()
+    ranks = Ranks.current(cpu=_uses_cpu(config))
     run_dir = Path(output_dir)
     config.validate()
     if ranks.is_main:
@@ -67,12 +68,12 @@ def resume_selfplay(output_dir: str | os.PathLike, *, iterations: int | None = N
     _require_training_extra()
     from spade_gym.selfplay.distributed import Ranks
 
-    ranks = Ranks.current()
     run_dir = Path(output_dir)
     config_path = run_dir / "config.json"
     if not config_path.exists():
         raise ConfigError(f"nothing to resume in {run_dir}: no config.json")
     config = SelfPlayConfig.from_dict(json.loads(config_path.read_text()))
+    ranks = Ranks.current(cpu=_uses_cpu(config))
     if iterations is not None:
         config.iterations = iterations
     config.validate()
@@ -86,6 +87,12 @@ def resume_selfplay(output_dir: str | os.PathLike, *, iterations: int | None = N
         _write_json(config_path, config.to_dict())
     ranks.barrier()
     return _run(config, run_dir, checkpoint, state, ranks, progress)
+
+
+def _uses_cpu(config: SelfPlayConfig) -> bool:
+    import torch
+
+    return bool(config.grpo.get("use_cpu")) or not torch.cuda.is_available()
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
@@ -104,6 +111,10 @@ def _run(config: SelfPlayConfig, run_dir: Path, checkpoint: Path | None, state, 
     if progress is None or not ranks.is_main:
         progress = Progress(enabled=ranks.is_main and progress is None)
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    if config.torch_threads:
+        import torch
+
+        torch.set_num_threads(config.torch_threads)
     with quiet_libraries():
         seed_entries = warmstart.suite_entries(config)
         phases = _ensure_warm_start(config, run_dir, seed_entries, ranks, progress)
@@ -144,7 +155,8 @@ def _ensure_warm_start(config: SelfPlayConfig, run_dir: Path, seed_entries, rank
         shutil.rmtree(model_dir, ignore_errors=True)  # an interrupted warm start starts over
         with progress.phase("building the tiny model and its tokenizer"):
             t = time.monotonic()
-            examples = warmstart.designer_examples(seed_entries, config)
+            # A served designer needs no designer lessons: only the agent is trained.
+            examples = warmstart.designer_examples(seed_entries, config) if config.designer == "policy" else []
             examples += warmstart.agent_examples(seed_entries, config)
             warmstart.build_model(config, examples, model_dir)
             tokenizer = AutoTokenizer.from_pretrained(model_dir)
@@ -183,7 +195,7 @@ def _build_trainer(config: SelfPlayConfig, run_dir: Path, model, tokenizer, roll
 
     slots = Dataset.from_list([{"prompt": [{"role": "user", "content": "spade-gym self-play slot"}]}]
                               * max(64, config.batch_size * 4 * ranks.world))
-    grpo_args = dict(
+    grpo_args: dict[str, Any] = dict(
         output_dir=str(run_dir),
         per_device_train_batch_size=config.batch_size,
         num_generations=config.num_generations,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import time
 import warnings
-from typing import Iterator
+from typing import Any, Iterator
 
 
 class Phase:
@@ -39,7 +39,7 @@ class Progress:
         self.enabled = enabled
         self._console = console
         self._log = log
-        self._rich = None
+        self._rich: Any = None
         self._depth = 0
 
     def log(self, message: str) -> None:
@@ -100,6 +100,7 @@ def quiet_libraries() -> Iterator[None]:
         for category in (FutureWarning, DeprecationWarning, UserWarning):
             for module in ("transformers", "trl", "torch", "accelerate", "datasets"):
                 warnings.filterwarnings("ignore", category=category, module=module)
+        hf_logging: Any
         try:
             from transformers.utils import logging as hf_logging
         except ImportError:

@@ -39,6 +39,10 @@ class RewardConfig:
             raise ValueError(f"reward mode must be 'regret' or 'paper', got {self.mode!r}")
         if self.regret_scale <= 0 or self.plateau_ramp <= 0:
             raise ValueError("regret_scale and plateau_ramp must be positive")
+        if self.floor and self.mode == "paper":
+            # The blend clips regret / regret_scale to [0, 1]: a floor at 0 would change nothing.
+            raise ValueError("reward.floor applies to mode 'regret' only (the paper blend already clips "
+                             "regret at 0)")
         if not self.plateau_low <= self.plateau_high:
             raise ValueError("plateau_low must not exceed plateau_high")
 

@@ -115,7 +115,7 @@ class SpadeRollout:
         if config.designer_targets == "warmstart":
             from spade_gym.selfplay.warmstart import warm_start_targets
 
-            self.targets = warm_start_targets(seed_entries, config) or self.targets
+            self.targets = list(warm_start_targets(seed_entries, config)) or self.targets
         self.last_metrics: dict = {}
         self.last_designs: list[DesignResult] = []
         self.rollout_finished = 0.0
@@ -129,18 +129,26 @@ class SpadeRollout:
         if len(prompts) % G:
             raise SpadeError(f"{len(prompts)} prompt slots do not split into groups of {G}")
         groups = len(prompts) // G
-        n_design = min(config.designer_groups, groups)
+        served = config.designer == "openai"
+        # Trained design groups take slots; a served designer's designs take none.
+        n_design = 0 if served else min(config.designer_groups, groups)
         generator = make_generator(trainer, trainer.processing_class, loss_temperature=trainer.args.temperature)
         policy = TokenPolicy(generator, trainer.processing_class)
-        model_name = str(getattr(trainer.model, "name_or_path", "") or config.model)
+        model_name = str(config.designer_model) if config.designer == "openai" else \
+            str(getattr(trainer.model, "name_or_path", "") or config.model)
         iteration = self.state.iteration + 1
         rng = random.Random(f"selfplay:{config.seed}:{self.ranks.rank}:{iteration}")
         timings = {}
         started = time.monotonic()
         # One generation session per iteration: one ZeRO-3 gather / one vLLM wake-up.
         with generator.session():
-            with self.progress.phase(f"iteration {iteration}: designing", total=n_design * G) as phase:
-                designs, design_samples, prompt_ids = self._design(policy, n_design, iteration, rng, phase)
+            n_designs = (config.designer_groups if served else n_design) * G
+            with self.progress.phase(f"iteration {iteration}: designing", total=n_designs) as phase:
+                if served:
+                    designs, design_samples, prompt_ids = self._design_served(config.designer_groups, iteration,
+                                                                              rng, phase), [], []
+                else:
+                    designs, design_samples, prompt_ids = self._design(policy, n_design, iteration, rng, phase)
             timings["design_s"] = time.monotonic() - started
             t = time.monotonic()
             with self.progress.phase(f"iteration {iteration}: validating", total=len(designs)) as phase:
@@ -154,8 +162,8 @@ class SpadeRollout:
             timings["play_s"] = time.monotonic() - t
             timings["play_env_s"] = self.env_seconds
 
-        out = {"prompt_ids": [], "completion_ids": [], "logprobs": [], "env_mask": [], "spade_reward": [],
-               "spade_role": []}
+        out: dict[str, list] = {"prompt_ids": [], "completion_ids": [], "logprobs": [], "env_mask": [],
+                                "spade_reward": [], "spade_role": []}
         pad_id = policy.tokenizer.pad_token_id
         train_designer = iteration > config.designer_training_delay
 
@@ -213,7 +221,9 @@ class SpadeRollout:
 
     def _design(self, policy: TokenPolicy, n_groups: int, iteration: int, rng: random.Random, phase):
         config = self.config
-        designs, samples, prompt_ids = [], [], []
+        designs: list[DesignResult] = []
+        samples: list = []
+        prompt_ids: list[list[int]] = []
         all_entries = self.seed_entries + self.suite.entries()
         for group in range(n_groups):
             # Targets rotate over all ranks' groups: rank r takes the r-th block of this iteration.
@@ -236,6 +246,37 @@ class SpadeRollout:
                                      index=len(designs) + i) for i, s in enumerate(group_samples)]
         return designs, samples, prompt_ids
 
+    def _design_served(self, n_groups: int, iteration: int, rng: random.Random, phase) -> list[DesignResult]:
+        """Designs from the served model (not trained on: they carry no tokens of the policy)."""
+        config = self.config
+        backend = self._served_backend()
+        designs: list[DesignResult] = []
+        all_entries = self.seed_entries + self.suite.entries()
+        for group in range(n_groups):
+            cursor = ((iteration - 1) * self.ranks.world + self.ranks.rank) * n_groups + group
+            skill, multi_turn = self.targets[cursor % len(self.targets)]
+            if multi_turn is None:
+                multi_turn = rng.random() < config.multi_turn_ratio
+            # Regret decides the memory: the suite's programs nearest the agent's frontier
+            # (by the regret and win rates self-play recorded on their cards) are shown.
+            memory = suite_memory(all_entries, skill, k=config.memory_k, rng=rng)
+            messages = build_design_messages(skill, multi_turn=multi_turn, memory=memory, rng=rng)
+            completions = backend.complete(messages, n=config.num_generations, temperature=config.designer_temperature,
+                                           max_tokens=config.max_program_tokens, seed=rng.randrange(2**31))
+            phase.advance(len(completions))
+            designs += [DesignResult(skill, multi_turn, c.text, rank=self.ranks.rank, index=len(designs) + i)
+                        for i, c in enumerate(completions)]
+        return designs
+
+    def _served_backend(self):
+        if getattr(self, "_backend", None) is None:
+            from spade_gym.generate.backends import make_backend
+
+            self._backend = make_backend("openai", model=self.config.designer_model,
+                                         base_url=self.config.designer_base_url,
+                                         api_key_env=self.config.designer_api_key_env)
+        return self._backend
+
     # ------------------------------------------------------------------ validate and register
 
     def _validate_and_register(self, designs: list[DesignResult], iteration: int, model_name: str,
@@ -247,7 +288,7 @@ class SpadeRollout:
         # drawn from the iteration's RNG so a resumed run replays the same verdicts.
         vconfig = ValidationConfig(seeds=config.validation_seeds, first_seed=rng.randrange(1_000_000),
                                    fuzz_seed=rng.randrange(1_000_000))
-        parsed = []
+        parsed: list = []
         for design in designs:
             try:
                 parsed.append(parse_designer_output(design.text))
@@ -294,7 +335,9 @@ class SpadeRollout:
                 hint=hint, max_turns=int(details.get("max_turns") or 10),
                 sha256="0" * 64, multi_turn=bool(details.get("multi_turn", design.multi_turn)),
                 class_name=class_name, difficulty_levels=list(details.get("difficulty_levels") or []),
-                provenance={"designer": "self-play policy", "model": model_name, "preset": config.preset,
+                provenance={"designer": "self-play policy" if config.designer == "policy" else "served designer",
+                            "backend": "selfplay" if config.designer == "policy" else "openai",
+                            "model": model_name, "preset": config.preset,
                             "iteration": iteration, "requested_multi_turn": design.multi_turn,
                             "designer_prompt": config.designer_prompt},
                 validation=report.card_summary(),
@@ -342,10 +385,10 @@ class SpadeRollout:
         index order): the first of several copies (normalised code) is registered, the
         others share its reward. Only the main process writes; the others wait for it.
         """
-        from spade_gym.validation.fingerprint import fingerprint, similarity
+        from spade_gym.validation.fingerprint import Fingerprint, fingerprint, similarity
 
         everything = sorted(self.ranks.gather(candidates), key=lambda c: (c["rank"], c["index"]))
-        kept: list[tuple[dict, object]] = []
+        kept: list[tuple[dict, Fingerprint]] = []
         decisions = []
         for candidate in everything:
             mine = fingerprint(candidate["code"])

@@ -157,7 +157,7 @@ def supervised_warm_start(model, tokenizer, examples: list[Example], config: Sel
     pad = tokenizer.pad_token_id
     model.train()
     start = time.monotonic()
-    losses = {"designer": None, "agent": None}
+    losses: dict[str, float | None] = {"designer": None, "agent": None}
     steps = 0
 
     def train_on(batch, role):
@@ -182,7 +182,7 @@ def supervised_warm_start(model, tokenizer, examples: list[Example], config: Sel
     with progress.phase("warm start (steps, at most)", total=most) as phase:
         for epoch in range(ws.epochs if batches else 0):
             rng.shuffle(batches)
-            epoch_losses = []
+            epoch_losses: list[float] = []
             for batch in batches:
                 train_on(batch, "agent")
                 epoch_losses.append(losses["agent"])
@@ -192,7 +192,7 @@ def supervised_warm_start(model, tokenizer, examples: list[Example], config: Sel
         budget = steps + designer_budget
         while designer and steps < budget:
             rng.shuffle(designer)
-            round_losses = []
+            round_losses: list[float] = []
             for item in designer:
                 train_on([item], "designer")
                 round_losses.append(losses["designer"])
