@@ -42,7 +42,7 @@ def validate(rollout, designs):
 
 
 def test_design_without_a_hint_is_rejected_and_kept(rollout):
-    no_hint_source = MOD_SUM.source.replace("    def hint(self):\n        return f\"The sum is {sum(self.nums)}.\"\n", "")
+    no_hint_source = MOD_SUM.source[:MOD_SUM.source.index("    def hint(self):")] + MOD_SUM.source[MOD_SUM.source.index("    def step(self"):]
     assert "def hint" not in no_hint_source
     text = f"```python\n{no_hint_source}\n```\n"  # no <hint> either
     (result,) = validate(rollout, [design(text, 0)])

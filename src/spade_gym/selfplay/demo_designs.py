@@ -21,6 +21,8 @@ class DemoDesign:
     hint: str
 
 
+# The hints carry no digits and no number words: the validator's leak check reads
+# "first" as 1, and an answer of 1 would then be "leaked".
 DEMO_DESIGNS = (
     DemoDesign("Mathematical Reasoning", False, r'''import random
 import re
@@ -43,14 +45,14 @@ class ModSumEnv:
         return f"\\boxed{{{sum(self.nums) % self.mod}}}"
 
     def hint(self):
-        return f"The sum is {sum(self.nums)}."
+        return "Add all the numbers, then keep the remainder after dividing by the modulus."
 
     def step(self, action):
         m = re.search(r"\\boxed\{\s*(-?\d{1,4})\s*\}", str(action))
         ok = m is not None and m.group(1) == str(sum(self.nums) % self.mod)
         return ("Correct." if ok else "Wrong."), (1.0 if ok else 0.0), True, False, {}
 ''',
-               "Add the numbers first, then divide by the modulus and keep the remainder."),
+               "Add the numbers, divide the sum by the modulus and keep the remainder."),
     DemoDesign("Pattern Recognition", False, r'''import random
 import re
 
@@ -75,12 +77,12 @@ class OddOneEnv:
         return f"\\boxed{{{self.odd + 1}}}"
 
     def hint(self):
-        return f"The common step is {self.items[(self.odd + 3) % 6] - self.items[(self.odd + 2) % 6]}."
+        return "Most neighbours differ by the same step; look for the number that breaks that step."
 
     def step(self, action):
         m = re.search(r"\\boxed\{\s*(-?\d{1,4})\s*\}", str(action))
         ok = m is not None and m.group(1) == str(self.odd + 1)
         return ("Correct." if ok else "Wrong."), (1.0 if ok else 0.0), True, False, {}
 ''',
-               "Find the step most neighbours share; the odd one is off by one from it."),
+               "Find the step most neighbours share; the odd number breaks it."),
 )

@@ -286,7 +286,7 @@ class SpadeRollout:
         config = self.config
         # Fresh probe seeds every iteration (a designer must not learn the validator's seeds),
         # drawn from the iteration's RNG so a resumed run replays the same verdicts.
-        vconfig = ValidationConfig(seeds=config.validation_seeds, first_seed=rng.randrange(1_000_000),
+        vconfig = ValidationConfig(seeds=config.validation_seeds, seed=rng.randrange(2**31),
                                    fuzz_seed=rng.randrange(1_000_000))
         parsed: list = []
         for design in designs:
@@ -307,7 +307,9 @@ class SpadeRollout:
 
         with ThreadPoolExecutor(max_workers=4) as pool:
             reports = list(pool.map(check, zip(designs, parsed)))
-        registered_entries = self._registered_entries()
+        from spade_gym.validation.novelty import check_novelty
+
+        novelty_suites = self._novelty_suites()
         candidates = []
         for design, out, report in zip(designs, parsed, reports):
             if report is None:
@@ -324,9 +326,9 @@ class SpadeRollout:
                 design.failure = ("no hint: neither a <hint> nor a hint() method, so the with-hint and "
                                   "without-hint plays would be identical and regret pure noise")
                 continue
-            copy = _copy_of(out.code, registered_entries, config.novelty_threshold)
-            if copy is not None:
-                design.failed_check, design.failure = "novelty", f"a copy of registered {copy}"
+            verdict = check_novelty(out.code, suites=novelty_suites, code_threshold=config.novelty_threshold)
+            if not verdict.novel:
+                design.failed_check, design.failure = "novelty", verdict.reason
                 continue
             class_name = details.get("class_name") or report.name
             card = Card(
@@ -361,52 +363,43 @@ class SpadeRollout:
             if not design.valid and design.duplicate_of is None:
                 design.reward = designer_reward(False, config=config.reward)
 
-    def _registered_entries(self) -> list[SuiteEntry]:
-        """Every program a new design must differ from: the seed suite, the run's suite and
-        every suite registered in this process (the bundled one, ``$SPADE_GYM_SUITES``)."""
-        from spade_gym.registry.registration import registered_entries
+    def _novelty_suites(self) -> list[Suite]:
+        """Every suite a new design must differ from: every registered one (the bundled suite,
+        ``$SPADE_GYM_SUITES``), the seed suite and the run's own suite."""
+        from spade_gym.validation.novelty import registered_suites
 
-        seen, entries = set(), []
-        dirs = {str(Path(d)) for _, d in registered_entries()}
-        for entry in self.seed_entries + self.suite.entries():
-            seen.add(str(entry.directory))
-            entries.append(entry)
-        for suite_dir in sorted({str(Path(d).parent) for d in dirs}):
-            for entry in Suite(suite_dir).entries():
-                if str(entry.directory) not in seen:
-                    seen.add(str(entry.directory))
-                    entries.append(entry)
-        return entries
+        suites = {str(s.path.resolve()): s for s in registered_suites()}
+        for suite in [self.suite] + ([Suite(self.seed_entries[0].directory.parent)] if self.seed_entries else []):
+            suites.setdefault(str(suite.path.resolve()), suite)
+        return list(suites.values())
 
     def _register(self, candidates: list[dict]) -> list[dict]:
-        """All ranks' accepted designs -> one decision each; the main process writes the suite.
+        """All ranks' accepted designs -> one decision each; the main process decides and writes.
 
-        The decision is computed identically on every rank from the gathered list (in rank,
-        index order): the first of several copies (normalised code) is registered, the
-        others share its reward. Only the main process writes; the others wait for it.
+        Candidates are taken in (rank, index) order; one that is a copy of an earlier one
+        (code or behaviour, the validator's novelty check against the batch) is not
+        registered and shares that one's reward. The decisions are broadcast to every rank.
         """
-        from spade_gym.validation.fingerprint import Fingerprint, fingerprint, similarity
+        from spade_gym.validation.novelty import check_novelty
 
         everything = sorted(self.ranks.gather(candidates), key=lambda c: (c["rank"], c["index"]))
-        kept: list[tuple[dict, Fingerprint]] = []
-        decisions = []
-        for candidate in everything:
-            mine = fingerprint(candidate["code"])
-            twin = next((c for c, fp in kept if fp.exact == mine.exact
-                         or similarity(fp, mine) >= self.config.novelty_threshold), None)
-            if twin is not None:
-                decisions.append({"rank": candidate["rank"], "index": candidate["index"],
-                                  "duplicate_of": [twin["rank"], twin["index"]]})
-            else:
-                kept.append((candidate, mine))
-                decisions.append({"rank": candidate["rank"], "index": candidate["index"], "candidate": candidate})
+        decisions: list[dict] = []
         if self.ranks.is_main:
-            for decision in decisions:
-                if "candidate" in decision:
-                    entry = self.suite.add(decision["candidate"]["code"], Card.from_dict(decision["candidate"]["card"]))
+            kept: dict[str, dict] = {}
+            for candidate in everything:
+                key = f"{candidate['rank']}:{candidate['index']}"
+                verdict = check_novelty(candidate["code"], suites=[], batch={k: c["code"] for k, c in kept.items()},
+                                        code_threshold=self.config.novelty_threshold)
+                decision = {"rank": candidate["rank"], "index": candidate["index"]}
+                if not verdict.novel and verdict.nearest is not None:
+                    twin = kept[verdict.nearest.env_id.removeprefix("batch:")]
+                    decision["duplicate_of"] = [twin["rank"], twin["index"]]
+                else:
+                    kept[key] = candidate
+                    entry = self.suite.add(candidate["code"], Card.from_dict(candidate["card"]))
                     decision["env_id"] = entry.id
-        decisions = self.ranks.broadcast(decisions)
-        return decisions
+                decisions.append(decision)
+        return self.ranks.broadcast(decisions)
 
     def _keep_rejected(self, designs, parsed, reports, iteration: int) -> None:
         """Rejected designs and their reports, like ``generate`` keeps them (capped)."""
@@ -538,15 +531,6 @@ class SpadeRollout:
 def _empty_trace(policy: TokenPolicy, episode) -> Trace:
     """The env failed before the first turn: an empty, unrewarded sample."""
     return Trace(policy.chat_ids([{"role": "user", "content": episode.first_observation or "-"}]))
-
-
-def _copy_of(code: str, entries: list[SuiteEntry], threshold: float) -> str | None:
-    from spade_gym.validation.fingerprint import nearest
-
-    match = nearest(code, entries)
-    if match is not None and (match.exact or match.similarity >= threshold):
-        return match.env_id
-    return None
 
 
 def _merge_rank_metrics(parts: list[dict], iteration: int, *, pool_size: int) -> dict:
