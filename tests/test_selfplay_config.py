@@ -68,3 +68,16 @@ def test_floor_with_the_paper_blend_is_refused(tmp_path):
     result = CliRunner().invoke(main, ["selfplay", "--output", str(tmp_path / "r"), "--set", "reward.mode=paper",
                                        "--set", "reward.floor=true", "--show-config"])
     assert result.exit_code == 1 and "applies to mode 'regret' only" in result.output
+
+
+def test_kind_chooses_the_skills():
+    from spade_gym.generate.prompts import skill_by_name
+
+    games = apply_overrides(load_preset("cpu-test"), ["kind=game"]).skill_names()
+    tools = apply_overrides(load_preset("cpu-test"), ["kind=tool-use"]).skill_names()
+    mix = apply_overrides(load_preset("cpu-test"), ["kind=mix"]).skill_names()
+    assert {skill_by_name(s).kind for s in games} == {"game"}
+    assert {skill_by_name(s).kind for s in tools} == {"tool-use"}
+    assert [skill_by_name(s).kind for s in mix[:4]] == ["game", "tool-use", "game", "tool-use"]
+    with pytest.raises(ConfigError, match="not tool-use ones"):
+        apply_overrides(load_preset("cpu-test"), ["kind=tool-use", "skills=Logical Deduction"])

@@ -168,3 +168,30 @@ def test_gpu_presets_take_the_vllm_path_at_the_loss_temperature():
         assert config.grpo["use_vllm"] is True
         assert config.designer_temperature == config.agent_temperature == config.temperature
         config.validate()
+
+
+def test_tool_use_turns_render_tools_and_tool_results(trainer):
+    """A tool-use episode: the tools are in the prompt, the tool results (and only they)
+    are the masked feedback between the policy's turns."""
+    from spade_gym.agents.base import ActRequest
+
+    tools = [{"type": "function", "function": {"name": "lookup", "description": "Find a record.",
+                                               "parameters": {"type": "object", "properties": {
+                                                   "key": {"type": "string"}}, "required": ["key"]}}}]
+    generator = make_generator(trainer, trainer.processing_class, loss_temperature=trainer.args.temperature)
+    policy = TokenPolicy(generator, trainer.processing_class)
+    agent = TokenAgent(policy, temperature=0.8, max_turn_tokens=4, max_episode_tokens=64, seed=2)
+    messages = [{"role": "user", "content": "Find record a."}]
+    agent.act([ActRequest(messages, "Find record a.", 0, None, episode_id=0, tools=tools)])
+    trace = agent.traces[0]
+    assert '"lookup"' in policy.tokenizer.decode(trace.prompt_ids)
+    policy_tokens = len(trace.completion_ids)
+    messages += [{"role": "assistant", "content": "", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"key": "a"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "RESULT-ONE"},
+        {"role": "tool", "tool_call_id": "c2", "content": "RESULT-TWO"}]
+    agent.act([ActRequest(messages, "RESULT-TWO", 1, None, episode_id=0, tools=tools)])
+    feedback = [t for t, m in zip(trace.completion_ids[policy_tokens:], trace.env_mask[policy_tokens:]) if m == 0]
+    text = policy.tokenizer.decode(feedback)
+    assert "RESULT-ONE" in text and "RESULT-TWO" in text and text.rstrip().endswith("assistant")
+    assert trace.env_mask[:policy_tokens] == [1] * policy_tokens

@@ -83,6 +83,10 @@ class SelfPlayConfig:
     designer_api_key_env: str = "OPENAI_API_KEY"
     designer_groups: int = 1
     num_generations: int = 4
+    #: What the designer writes: "game", "tool-use" (SPADE's second setting: programs on
+    #: ToolUseBaseEnv, played with native tool calls) or "mix" (skills of both, in turn).
+    kind: Literal["game", "tool-use", "mix"] = "game"
+    #: Skills to design for (default: every skill of ``kind``).
     skills: tuple[str, ...] = ()
     multi_turn_ratio: float = 0.5
     #: "rotate" (skills in turn, multi-turn by ratio) or "warmstart" (the (skill, multi-turn)
@@ -163,9 +167,12 @@ class SelfPlayConfig:
 
             for skill in self.skills:
                 try:
-                    skill_by_name(skill)
+                    found = skill_by_name(skill)
                 except ValueError as exc:
                     raise ConfigError(str(exc)) from None
+                if self.kind != "mix" and found.kind != self.kind:
+                    raise ConfigError(f"skill {found.name!r} designs {found.kind} environments, not {self.kind} "
+                                      "ones (set kind=mix to use both)")
         if not 0 < self.novelty_threshold <= 1:
             raise ConfigError("novelty_threshold must be in (0, 1]")
         if self.designer_training_delay < 0 or self.keep_rejected < 0:
@@ -180,6 +187,18 @@ class SelfPlayConfig:
             check_temperatures(use_vllm=True, loss_temperature=self.temperature,
                                role_temperatures={"designer": self.designer_temperature,
                                                   "agent": self.agent_temperature})
+
+    def skill_names(self) -> list[str]:
+        """The skills designs rotate over."""
+        from spade_gym.generate.prompts import skill_by_name, skills_for
+
+        if self.skills:
+            return [skill_by_name(s).name for s in self.skills]
+        if self.kind == "mix":
+            games, tools = list(skills_for("game")), list(skills_for("tool-use"))
+            # alternate the two kinds, so a design batch holds both
+            return [s for pair in zip(games, tools * len(games)) for s in pair]
+        return list(skills_for(self.kind))
 
     @property
     def batch_size(self) -> int:

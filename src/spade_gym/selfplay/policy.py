@@ -45,20 +45,23 @@ class TokenPolicy:
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
 
-    def chat_ids(self, messages: list[dict]) -> list[int]:
-        text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    def chat_ids(self, messages: list[dict], tools: list[dict] | None = None) -> list[int]:
+        text = self.tokenizer.apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=True)
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
 
-    def feedback_ids(self, messages_before: list[dict], user_message: dict, completion_finished: bool) -> list[int]:
-        """Template tokens between the end of the policy's turn and the start of its next one.
+    def feedback_ids(self, messages: list[dict], completion_finished: bool, tools: list[dict] | None = None) -> list[int]:
+        """Template tokens between the end of the policy's last turn and the start of its next.
 
-        Rendered with a placeholder assistant turn so only the template's own text around
-        the new user message is tokenised; if the completion already ended with the
-        end-of-turn token, the template's copy of it is dropped.
+        ``messages`` is the conversation so far; what follows its last assistant message
+        (a user message, or a tool-use turn's tool results) is the environment's feedback.
+        Rendered with a placeholder in place of that assistant turn, so only the template's
+        own text around the feedback is tokenised; if the completion already ended with
+        the end-of-turn token, the template's copy of it is dropped.
         """
         template = self.tokenizer.apply_chat_template
-        history = messages_before[:-1] + [{"role": "assistant", "content": _PLACEHOLDER}]
-        text = template(history + [user_message], tokenize=False, add_generation_prompt=True)
+        last = max(i for i, m in enumerate(messages) if m.get("role") == "assistant")
+        history = messages[:last] + [{"role": "assistant", "content": _PLACEHOLDER}]
+        text = template(history + messages[last + 1:], tools=tools, tokenize=False, add_generation_prompt=True)
         tail = text[text.rindex(_PLACEHOLDER) + len(_PLACEHOLDER):]
         eos_text = self.tokenizer.eos_token or ""
         if completion_finished and eos_text and tail.startswith(eos_text):
@@ -97,9 +100,9 @@ class TokenAgent:
         for request in requests:
             trace = self.traces.get(request.episode_id)
             if request.turn == 0 or trace is None:
-                trace = self.traces[request.episode_id] = Trace(self.policy.chat_ids(request.messages))
+                trace = self.traces[request.episode_id] = Trace(self.policy.chat_ids(request.messages, request.tools))
             else:
-                feedback = self.policy.feedback_ids(request.messages[:-1], request.messages[-1], trace.last_finished)
+                feedback = self.policy.feedback_ids(request.messages, trace.last_finished, request.tools)
                 trace.add(feedback, None, from_policy=False)
             budget = self.max_episode_tokens - len(trace.completion_ids)
             if budget <= 0:

@@ -37,7 +37,7 @@ from spade_gym.agents import EpisodeSpec, play_episodes
 from spade_gym.generate.designer_output import parse_designer_output
 from spade_gym.errors import DesignerOutputError, SpadeError
 from spade_gym.generate.pipeline import describe_program, suite_memory
-from spade_gym.generate.prompts import SKILLS, build_design_messages, skill_by_name
+from spade_gym.generate.prompts import build_design_messages, skill_by_name
 from spade_gym.registry import Card, Suite, SuiteEntry, env_name_from_class, register_suite
 from spade_gym.selfplay.config import SelfPlayConfig
 from spade_gym.selfplay.distributed import Ranks
@@ -109,9 +109,11 @@ class SpadeRollout:
         self.state = state
         self.ranks = ranks or Ranks()
         self.progress = progress or Progress(enabled=False)
-        self.skills = [skill_by_name(s).name for s in config.skills] or [s.name for s in SKILLS.values()]
-        #: (skill, multi_turn) targets in turn; "warmstart" uses the pairs the warm start taught.
-        self.targets: list[tuple[str, bool | None]] = [(skill, None) for skill in self.skills]
+        self.skills = config.skill_names()
+        #: (skill, multi_turn) targets in turn (a tool-use task always takes several turns);
+        #: "warmstart" uses the pairs the warm start taught.
+        self.targets: list[tuple[str, bool | None]] = [
+            (skill, True if skill_by_name(skill).kind == "tool-use" else None) for skill in self.skills]
         if config.designer_targets == "warmstart":
             from spade_gym.selfplay.warmstart import warm_start_targets
 

@@ -37,8 +37,13 @@ class Example:
 
 def compact_design_messages(skill: str, multi_turn: bool) -> list[dict]:
     """The short design prompt of the tiny presets (a tiny model's context is small)."""
-    kind = "multi-turn" if multi_turn else "single-turn"
-    return [{"role": "user", "content": f"Design a {kind} text environment that trains {skill}. "
+    from spade_gym.generate.prompts import skill_by_name
+
+    if skill_by_name(skill).kind == "tool-use":
+        what = "tool-use environment (a class ending in Env that subclasses ToolUseBaseEnv)"
+    else:
+        what = ("multi-turn" if multi_turn else "single-turn") + " text environment"
+    return [{"role": "user", "content": f"Design a {what} that trains {skill}. "
                                         "Reply with one ```python block and a <hint>...</hint>."}]
 
 
