@@ -23,7 +23,12 @@ def design(text: str, index: int) -> DesignResult:
 
 
 @pytest.fixture()
-def rollout(tmp_path):
+def rollout(tmp_path, monkeypatch):
+    # Other tests in this process register run suites holding the demo programs; the
+    # registered suites seen here are the bundled one only, so the outcome is this test's.
+    import spade_gym.validation.novelty as novelty
+
+    monkeypatch.setattr(novelty, "registered_suites", lambda: [Suite(bundled_suite_path())])
     config = load_preset("cpu-test")
     config.validation_seeds = 4
     return SpadeRollout(config, tmp_path / "run", Suite(bundled_suite_path()).entries(), _state())
