@@ -19,7 +19,7 @@ pytest.importorskip("torch")
 pytest.importorskip("trl")
 
 from spade_gym.cli import main  # noqa: E402
-from spade_gym.registry import Suite, register_suite  # noqa: E402
+from spade_gym.registry import Suite, designer_label, register_suite  # noqa: E402
 
 pytestmark = [pytest.mark.train, pytest.mark.slow]
 
@@ -88,7 +88,8 @@ def test_the_taught_program_is_registered_once(run):
     assert [e.id for e in entries] == summary["registered"] == ["spade/ModSum-v0"]
     register_suite(run_dir / "suite")
     entry = entries[0]
-    assert entry.card.provenance["designer"] == "self-play policy" and entry.card.hint
+    provenance = entry.card.provenance  # the designer model and the backend, nothing else
+    assert provenance["designer"] == designer_label(provenance["model"], "self-play") and entry.card.hint
     assert {"regret", "win_rate", "win_rate_hint"} <= set(entry.card.stats)
     env = gym.make(entry.id)
     obs, _ = env.reset(seed=0)

@@ -43,7 +43,7 @@ def test_served_designer_designs_and_only_the_agent_trains(tmp_path):
     assert summary["designed"] == 2 and summary["valid"] == 1
     assert summary["registered"] == ["spade/OddOne-v0"]
     (entry,) = Suite(run_dir / "suite").entries()
-    assert entry.card.provenance["designer"] == "served designer"
+    assert entry.card.provenance["designer"] == "designer-x (openai)"
     assert entry.card.provenance["model"] == "designer-x" and entry.card.provenance["backend"] == "openai"
     assert "regret" in entry.card.stats
     row = json.loads((run_dir / "metrics.jsonl").read_text().splitlines()[0])

@@ -34,11 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spade_gym.agents import EpisodeSpec, play_episodes
+from spade_gym.contract import program_kind
 from spade_gym.generate.designer_output import parse_designer_output
 from spade_gym.errors import DesignerOutputError, SpadeError
 from spade_gym.generate.pipeline import describe_program, suite_memory
 from spade_gym.generate.prompts import build_design_messages, skill_by_name
-from spade_gym.registry import Card, Suite, SuiteEntry, env_name_from_class, register_suite
+from spade_gym.registry import Card, Suite, SuiteEntry, designer_label, register_suite
 from spade_gym.selfplay.config import SelfPlayConfig
 from spade_gym.selfplay.distributed import Ranks
 from spade_gym.selfplay.generation import make_generator
@@ -332,19 +333,15 @@ class SpadeRollout:
             if not verdict.novel:
                 design.failed_check, design.failure = "novelty", verdict.reason
                 continue
-            class_name = details.get("class_name") or report.name
-            card = Card(
-                name=env_name_from_class(class_name), version=0, skill=design.skill,
+            backend = "self-play" if config.designer == "policy" else "openai"
+            card = Card.from_report(
+                report, skill=design.skill, hint=hint, kind=program_kind(out.code),
                 description=describe_program(out.code, details.get("first_observation")),
-                hint=hint, max_turns=int(details.get("max_turns") or 10),
-                sha256="0" * 64, multi_turn=bool(details.get("multi_turn", design.multi_turn)),
-                class_name=class_name, difficulty_levels=list(details.get("difficulty_levels") or []),
-                provenance={"designer": "self-play policy" if config.designer == "policy" else "served designer",
-                            "backend": "selfplay" if config.designer == "policy" else "openai",
-                            "model": model_name, "preset": config.preset,
-                            "iteration": iteration, "requested_multi_turn": design.multi_turn,
-                            "designer_prompt": config.designer_prompt},
-                validation=report.card_summary(),
+                multi_turn=bool(details.get("multi_turn", design.multi_turn)),
+                # the designer model and the backend, nothing else
+                provenance={"designer": designer_label(model_name, backend), "backend": backend,
+                            "model": model_name, "preset": config.preset, "iteration": iteration,
+                            "requested_multi_turn": design.multi_turn, "designer_prompt": config.designer_prompt},
             )
             candidates.append({"rank": design.rank, "index": design.index, "code": out.code,
                                "card": json.loads(card.dumps())})
