@@ -9,18 +9,23 @@ random agent on many seeds, each environment's episodes together.
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import subprocess
+import sys
 from collections import Counter
 
 import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from conftest import ROOT
+from conftest import ROOT, TESTS
 from spade_gym.agents import AgentReply, EpisodeSpec, OracleAgent, RandomAgent, play_episodes
 from spade_gym.cli.list_cmd import collect, markdown_document
 from spade_gym.contract import GAME_KIND, TOOL_USE_KIND
 from spade_gym.registry import Suite, bundled_suite_path
+from spade_gym.sandbox import ProgramHandle
 from spade_gym.validation import validate_many
 from spade_gym.validation.fingerprint import nearest
 
@@ -37,6 +42,7 @@ TOOL_USE = [e for e in ENTRIES if e.card.kind == TOOL_USE_KIND]
 #: Validation's own baselines probe more seeds; this is the end-to-end check through gym.make.
 RANDOM_SEEDS = 10
 RANDOM_WIN_LIMIT = 0.10
+SCRIPT_ACTION = re.compile(r"<tool_call>.*?</tool_call>|<answer>.*?</answer>", re.DOTALL)
 
 
 def test_suite_size_skills_and_multi_turn_share():
@@ -154,3 +160,51 @@ def test_tool_use_oracle_wins_and_random_agent_does_not(tool_use_episodes):
     # the random agent really plays: most of its turns are tool calls the environment ran
     tool_turns = sum(t.observation.startswith("Tool result:") for e in rand for t in e.turns)
     assert tool_turns >= 3 * len(rand), (tool_turns, len(rand))
+
+
+#: Plays many trusted tool-use programs under plain CPython on the stand-in base class, in one
+#: subprocess (the reference loader's way: plain exec, no sandbox): reset, tools, solution, hint,
+#: then the solution one action per turn.
+PLAIN_TOOL_USE_RUN = """
+import json, sys
+import tool_use_standin
+from plain_runner import INJECTED, load
+from plain_tooluse_runner import solution_actions
+INJECTED["ToolUseBaseEnv"] = tool_use_standin.ToolUseBaseEnv
+seed, out = int(sys.argv[1]), []
+for path in sys.argv[2:]:
+    env = load(open(path).read())()
+    obs, info = env.reset(seed=seed)
+    record = {"reset": [obs, info], "tools": env.get_tools(), "solution": env.solution(), "hint": env.hint(), "steps": []}
+    for action in solution_actions(record["solution"]):
+        result = list(env.step(action))
+        result[1] = float(result[1])
+        record["steps"].append(result)
+        if result[2] or result[3]:
+            break
+    out.append(record)
+print(json.dumps(out))
+"""
+
+
+def test_tool_use_envs_run_as_under_plain_cpython():
+    """The bundled tool-use programs are reference-format programs: the sandbox gives exactly the
+    run plain CPython gives on a stand-in ToolUseBaseEnv (tasks, tools, solution, hint, every step)."""
+    seed = 11
+    paths = [str(e.directory / "env.py") for e in TOOL_USE]
+    proc = subprocess.run([sys.executable, "-c", PLAIN_TOOL_USE_RUN, str(seed), *paths], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONHASHSEED": "0"}, cwd=str(TESTS), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    plain = json.loads(proc.stdout)
+    for entry, expected in zip(TOOL_USE, plain):
+        with ProgramHandle(entry.read_source()) as handle:
+            obs, info = handle.reset(seed=seed)
+            record = {"reset": [obs, info], "tools": handle.tools(), "solution": handle.solution(), "hint": handle.hint(),
+                      "steps": []}
+            for action in SCRIPT_ACTION.findall(record["solution"]):
+                result = list(handle.step(action))
+                record["steps"].append(result)
+                if result[2] or result[3]:
+                    break
+        assert json.loads(json.dumps(record)) == expected, entry.id
+        assert record["steps"][-1][1:3] == [1.0, True], entry.id
