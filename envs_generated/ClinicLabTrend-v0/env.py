@@ -67,11 +67,11 @@ class ClinicLabTrendEnv(ToolUseBaseEnv):
         self._plan = plan
         if self.n_asked == 2:
             self._expected_answer = "%.1f" % (vals[1] - vals[0])
-            q = (f"By how much did {marker} change from the visit on {dates[0]} to the visit on {dates[1]}? Answer the later "
-                 "value minus the earlier one with one decimal (negative if it fell)")
+            q = (f"By how much did {marker} ({unit}) change from the visit on {dates[0]} to the visit on {dates[1]}? Answer "
+                 "the later value minus the earlier one with one decimal (negative if it fell)")
         else:
             self._expected_answer = "%.1f" % (max(vals) - min(vals))
-            q = (f"What was the spread (highest minus lowest) of {marker} over the visits from {dates[0]} to {dates[-1]} inclusive? "
+            q = (f"What was the spread (highest minus lowest) of {marker} ({unit}) over the visits from {dates[0]} to {dates[-1]} inclusive? "
                  "Answer with one decimal")
         task = f"Patient {name}, born {dob}. {q}: <answer>CHANGE</answer>."
         self._marker = marker

@@ -102,8 +102,7 @@ class DeclinedChargeRetryEnv(ToolUseBaseEnv):
         st["attempts"][card["id"]] = n
         if self.first_failure == "timeout" and card is st["customer"]["cards"][0] and n == 1:
             return "Error 504: gateway timeout; the charge was NOT made and is safe to retry."
-        month, year = card["expiry"].split("/")
-        if int(year) < 2026:
+        if int(card["expiry"].split("/")[1]) < 2026:
             return f"Declined: card expired ({card['expiry']})."
         if card["funds"] < o["amount"]:
             return "Declined: insufficient funds."

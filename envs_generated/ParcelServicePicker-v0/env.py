@@ -54,7 +54,7 @@ class ParcelServicePickerEnv(ToolUseBaseEnv):
                      "intl": rng.randint(100, 30000)}[k]
             city = rng.choice(ABROAD) if k == "intl" else rng.choice(DOMESTIC)
             parcels[pid] = {"grams": grams, "city": city, "country": "UK" if k != "intl" else "EU", "shipped": None}
-        self._state = {"parcels": parcels, "charged": 0, "seq": rng.randint(10 ** 5, 9 * 10 ** 5), "misfires": 0}
+        self._state = {"parcels": parcels, "charged": 0, "seq": rng.randint(10 ** 5, 9 * 10 ** 5)}
         s = {"type": "string"}
         rule = {"ship_letter_post": "Royal letter post: domestic items up to 2 kg.",
                 "ship_parcel": "Domestic parcel service: domestic items over 2 kg and up to 30 kg.",
@@ -93,7 +93,6 @@ class ParcelServicePickerEnv(ToolUseBaseEnv):
         if p["shipped"]:
             return f"Error: {pid} has already been shipped."
         if _service(p) != service:
-            st["misfires"] += 1
             return f"Error: {pid} is not eligible for this service (see the service's rules)."
         cost = _price(service, p["grams"])
         st["seq"] += 1

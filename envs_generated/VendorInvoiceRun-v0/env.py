@@ -59,7 +59,6 @@ class VendorInvoiceRunEnv(ToolUseBaseEnv):
         }
         plan = [("get_invoice", {"invoice_no": no}) for no in listed]
         paid = 0
-        n = self._state["seq"]
         for no in listed:
             inv = invoices[no]
             if inv["status"] == "OPEN":
