@@ -286,25 +286,27 @@ class Bisection(Policy):
                             for s in prior.solutions) if prior.solutions else True
 
     def begin(self, observation):
-        if self.range is None:
-            numbers = [v for v in (_as_number(n) for n in _NUMBER.findall(observation[:20_000])) if v is not None]
-            self.range = (min(numbers), max(numbers)) if numbers else (0.0, 100.0)
-        self.low, self.high = self.range
+        numbers = [v for v in (_as_number(n) for n in _NUMBER.findall(observation[:20_000])) if v is not None]
+        screen = (min(numbers), max(numbers)) if len(numbers) >= 2 else (0.0, 100.0)
+        self.low, self.high = self.range or screen
+        # When the feedback leaves the range learned from other seeds, search the screen's.
+        self.outer = (min(screen[0], self.low), max(screen[1], self.high))
         self.guess: float | None = None
 
     def act(self, observation, turn, solution):
+        step = 1 if self.integral else 0
         if self.guess is None:
             self.guess = self.low + (1 if self.integral and self.high - self.low > 2 else 0)
         else:
             higher, lower = _HIGHER.search(observation), _LOWER.search(observation)
-            if higher and not lower:
-                self.low = self.guess + (1 if self.integral else 0)
-            elif lower and not higher:
-                self.high = self.guess - (1 if self.integral else 0)
-            else:  # no direction: walk up
-                self.low = self.guess + (1 if self.integral else 0)
-            if self.high < self.low:
-                self.low, self.high = self.range
+            if lower and not higher:
+                self.high = self.guess - step
+                if self.high < self.low:  # below the learned range: widen it downwards
+                    self.low = min(self.outer[0], self.high)
+            else:  # higher, or no direction: move up
+                self.low = self.guess + step
+                if self.high < self.low:
+                    self.high = max(self.outer[1], self.low)
             middle = (self.low + self.high) / 2
             self.guess = float(int(middle)) if self.integral else middle
         return boxed(_render(self.guess))
