@@ -191,7 +191,7 @@ def test_caller_timeout_is_a_hard_bound(how):
                 handle.step("x", timeout=0.4)
             else:
                 handle.batch([{"i": 0, "action": "x"}], timeout=0.4)
-        assert time.monotonic() - start < 1.0
+        assert time.monotonic() - start < 3.0, "bounded by timeout=0.4, not by the 8 s call limit"
         assert not handle.alive
 
 

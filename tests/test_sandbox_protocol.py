@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spade_gym.errors import ProgramTimeout, ProtocolError
-from spade_gym.sandbox import Limits, ProgramHandle, framing, protocol
+from spade_gym.sandbox import Limits, ProgramHandle, framing, protocol, replies
 from spade_gym.sandbox.host import Zygote
 
 LOAD_OK = {"class_name": "FakeEnv", "dropped_kwargs": [], "has_hint": True, "has_solution": True,
@@ -110,12 +110,12 @@ def test_huge_frame_is_refused_from_its_header(fake_worker):
     start = time.monotonic()
     with pytest.raises(ProtocolError, match="oversized reply"):
         handle.step("x")
-    assert time.monotonic() - start < 2.0 and not handle.alive
+    assert time.monotonic() - start < 5.0 and not handle.alive
 
 
 def test_frames_are_capped_far_below_32_mib():
     limits = Limits()
-    cap = protocol.reply_limit(limits.max_observation_chars, limits.max_info_bytes)
+    cap = replies.reply_limit(limits.max_observation_chars, limits.max_info_bytes)
     assert cap < 1 << 20, cap
 
 
@@ -180,10 +180,10 @@ def test_framing_round_trip_or_refusal(value):
 def test_decode_step_accepts_only_the_contract(value):
     """Whatever a worker sends as a step result, the decoder returns a well-typed record or refuses."""
     try:
-        result = protocol.decode_step(value, 1000)
+        result = replies.decode_step(value, 1000)
     except protocol.ReplyRejected:
         return
     assert type(result.observation) is str and len(result.observation) <= 1000
     assert type(result.reward) is float and -1.0 <= result.reward <= 1.0
     assert type(result.terminated) is bool and type(result.truncated) is bool
-    assert type(result.info) is dict and not protocol.HOST_INFO_KEYS & set(result.info)
+    assert type(result.info) is dict and not replies.HOST_INFO_KEYS & set(result.info)

@@ -31,35 +31,20 @@ import typing
 import numpy
 
 from spade_gym.sandbox.policy import DENIED_ATTRIBUTES, READABLE_DUNDER_ATTRS
-from spade_gym.sandbox.surfaces import SafeModule, SimpleNamespace
+from spade_gym.sandbox.standins import (
+    SHADOWED_PROTOCOL_ATTRS,
+    SandboxAttributeError,
+    Absent,
+    public_getattr,
+    guard_class,
+)
+from spade_gym.sandbox.surfaces import SafeModule
+from spade_gym.sandbox.vetted import SimpleNamespace
 
 #: ``__name__`` of every program module (library code looks the module up by it).
 #: It does *not* decide what the program owns: ``__module__`` can be spoofed, so the
 #: guards record the identity of every class the program's ``class`` statements build.
 PROGRAM_MODULE = "spade_program"
-
-#: Attributes numpy reads from *instances* and trusts (``__array_interface__`` carries a
-#: raw memory address). Every program class gets a data descriptor for each that
-#: answers "no such attribute", shadowing instance dicts and program ``__getattr__``.
-SHADOWED_PROTOCOL_ATTRS = ("__array_interface__", "__array_struct__")
-
-
-class _Absent:
-    """A data descriptor that makes an attribute absent on a program class's instances."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __get__(self, obj, owner=None):
-        raise AttributeError(self.name)
-
-    def __set__(self, obj, value):
-        raise SandboxAttributeError(f"setting '{self.name}' is blocked by the sandbox")
-
-    def __delete__(self, obj):
-        raise AttributeError(self.name)
 
 #: Values of these types are never handed to a program, whatever attribute led there.
 BLOCKED_VALUE_TYPES = frozenset(
@@ -88,62 +73,6 @@ _SAFE_BASES = frozenset(
     {object, abc.ABC, typing.Generic}
     | {c for c in vars(builtins).values() if isinstance(c, type) and issubclass(c, BaseException)}
 )
-
-
-class SandboxAttributeError(AttributeError):
-    """An attribute access refused by the sandbox (a policy decision, not a missing name)."""
-
-
-class GuardedMeta:
-    """Stands in for a metaclass (``type``, ``ABCMeta``, ``EnumType``...) in program hands:
-    ``isinstance``/``issubclass``/one-argument ``type(x)`` work, building a class does not
-    (a class built outside a ``class`` statement could carry any dunder)."""
-
-    __slots__ = ("_meta",)
-
-    def __init__(self, meta):
-        object.__setattr__(self, "_meta", meta)
-
-    def __call__(self, *args, **kwargs):
-        meta = object.__getattribute__(self, "_meta")
-        if meta is type and len(args) == 1 and not kwargs:
-            return guard_class(type(args[0]))
-        raise SandboxAttributeError(f"calling the metaclass {meta.__name__} (dynamic class creation) "
-                                    "is blocked by the sandbox; use a class statement")
-
-    def __instancecheck__(self, obj):
-        return isinstance(obj, object.__getattribute__(self, "_meta"))
-
-    def __subclasscheck__(self, cls):
-        return issubclass(cls, object.__getattribute__(self, "_meta"))
-
-    def __repr__(self):
-        return repr(object.__getattribute__(self, "_meta"))
-
-    def __eq__(self, other):
-        meta = object.__getattribute__(self, "_meta")
-        return other is meta or isinstance(other, GuardedMeta) and object.__getattribute__(other, "_meta") is meta
-
-    def __hash__(self):
-        return hash(object.__getattribute__(self, "_meta"))
-
-    def __setattr__(self, name, value):
-        raise SandboxAttributeError("metaclass stand-ins are read-only")
-
-
-_GUARDED_METAS: dict = {}
-
-
-def guard_class(value):
-    """``value`` unless it is a metaclass, which programs only ever see as a stand-in."""
-    if type(value) is type and value is not type and not issubclass(value, type):
-        return value
-    if isinstance(value, type) and issubclass(value, type):
-        stand_in = _GUARDED_METAS.get(value)
-        if stand_in is None:
-            stand_in = _GUARDED_METAS[value] = GuardedMeta(value)
-        return stand_in
-    return value
 
 
 def _describe(obj) -> str:
@@ -205,10 +134,10 @@ class Guards:
     def adopt(self, cls: type) -> type:
         """Record ``cls`` as the program's own class and shadow numpy's raw-memory hooks."""
         for name in SHADOWED_PROTOCOL_ATTRS:
-            type.__setattr__(cls, name, _Absent(name))
+            type.__setattr__(cls, name, Absent(name))
         getattr_hook = cls.__dict__.get("__getattr__")
         if getattr_hook is not None:
-            type.__setattr__(cls, "__getattr__", _public_getattr(getattr_hook))
+            type.__setattr__(cls, "__getattr__", public_getattr(getattr_hook))
         self._program_types.add(cls)
         if all(c in self.program_only or c in _SAFE_BASES for c in cls.__mro__[1:]):
             self.program_only.add(cls)
@@ -399,20 +328,6 @@ class Guards:
         for name in _FORBIDDEN_BUILTINS:
             safe[name] = _forbidden(name)
         return safe
-
-
-def _public_getattr(hook):
-    """A program's ``__getattr__``, answering only names a program could write itself:
-    dunder lookups come from the interpreter or libraries (numpy's raw-memory
-    ``__array_interface__``...), never from program code."""
-
-    def __getattr__(self, name):
-        if name[:2] == "__" and name[-2:] == "__":
-            raise AttributeError(name)
-        return hook(self, name)
-
-    __getattr__.__wrapped_hook__ = hook
-    return __getattr__
 
 
 def _forbidden(name: str):

@@ -19,6 +19,7 @@ import time
 
 from spade_gym.errors import SandboxError, WorkerCrashed
 from spade_gym.sandbox import protocol as p
+from spade_gym.sandbox import replies as r
 from spade_gym.sandbox.host import Worker
 from spade_gym.sandbox.limits import DEFAULT_LIMITS, Limits
 
@@ -47,7 +48,7 @@ class ProgramHandle:
         self.strict_info = strict_info
         self._lock = threading.RLock()
         self._worker: Worker | None = None
-        self.load_info: p.LoadInfo | None = None
+        self.load_info: r.LoadInfo | None = None
         self.restarts = 0
         self._obs_limit = self.limits.max_observation_chars
         self._start(None if timeout is None else time.monotonic() + timeout)
@@ -73,7 +74,7 @@ class ProgramHandle:
                 worker.call(p.Configure(strict=True), "configure", _identity, budget, hard=hard)
             budget, hard = self._budget(self.limits.load_timeout * (self.count + 1), end)
             self.load_info = worker.call(p.Load(self.source, self.kwargs, self.count), "loading the program",
-                                         p.decode_load_info, budget, hard=hard)
+                                         r.decode_load_info, budget, hard=hard)
         except BaseException:
             worker.kill()
             raise
@@ -137,25 +138,25 @@ class ProgramHandle:
             budget, hard = self._budget(self.limits.call_timeout, end)
             return worker.call(request, what, decode, budget, hard=hard, max_bytes=max_bytes)
 
-    def reset(self, seed: int | None = None, index: int = 0, *, timeout: float | None = None) -> p.ResetResult:
+    def reset(self, seed: int | None = None, index: int = 0, *, timeout: float | None = None) -> r.ResetResult:
         limit = self._obs_limit
-        return self._call(p.Reset(index, seed), "reset()", lambda v: p.decode_reset(v, limit),
+        return self._call(p.Reset(index, seed), "reset()", lambda v: r.decode_reset(v, limit),
                           restart=True, timeout=timeout)
 
-    def step(self, action: str, index: int = 0, *, timeout: float | None = None) -> p.StepResult:
+    def step(self, action: str, index: int = 0, *, timeout: float | None = None) -> r.StepResult:
         if not isinstance(action, str):
             raise TypeError(f"action must be str, got {type(action).__name__}")
         limit = self._obs_limit
-        return self._call(p.Step(index, action), "step()", lambda v: p.decode_step(v, limit), timeout=timeout)
+        return self._call(p.Step(index, action), "step()", lambda v: r.decode_step(v, limit), timeout=timeout)
 
     def solution(self, index: int = 0, *, timeout: float | None = None) -> str:
         limit = self._obs_limit
-        return self._call(p.Solution(index), "solution()", lambda v: p.decode_text(v, "solution()", limit),
+        return self._call(p.Solution(index), "solution()", lambda v: r.decode_text(v, "solution()", limit),
                           timeout=timeout)
 
     def hint(self, index: int = 0, *, timeout: float | None = None) -> str | None:
         limit = self._obs_limit
-        return self._call(p.Hint(index), "hint()", lambda v: p.decode_hint(v, limit), timeout=timeout)
+        return self._call(p.Hint(index), "hint()", lambda v: r.decode_hint(v, limit), timeout=timeout)
 
     def tools(self, index: int = 0, *, timeout: float | None = None) -> list[dict]:
         """A tool-use program's tool schemas for the current episode (OpenAI function format)."""
@@ -184,14 +185,14 @@ class ProgramHandle:
 
     def batch_receive(self, token) -> list[dict]:
         worker, records = token
-        decoders = [p.decoder_for(item, self._obs_limit) for item in records]
+        decoders = [r.decoder_for(item, self._obs_limit) for item in records]
 
         def decode(results):
             if type(results) is not list or len(results) != len(records):
                 raise p.ReplyRejected("a batch reply must hold one result per item")
             out = []
             for reply, item_decode in zip(results, decoders):
-                ok, value = p.split_reply(reply)
+                ok, value = r.split_reply(reply)
                 out.append({"ok": True, "result": item_decode(value)} if ok
                            else {"ok": False, "error": value.to_exception()})
             return out

@@ -23,15 +23,14 @@ import time
 
 from spade_gym.errors import (
     ProgramCPULimit,
-    ProgramMemoryError,
     ProgramTimeout,
     ProtocolError,
-    SandboxError,
     SandboxUnavailable,
     WorkerCrashed,
 )
 from spade_gym.sandbox import framing
 from spade_gym.sandbox import protocol as p
+from spade_gym.sandbox import replies as r
 from spade_gym.sandbox.limits import DEFAULT_LIMITS, Limits
 from spade_gym.sandbox.paths import package_root, worker_import_path, worker_read_paths
 
@@ -228,7 +227,7 @@ class Worker:
         self.budget = _START_TIMEOUT
         self.hard_deadline = self.sent_at + _START_TIMEOUT
         self.obs_limit = limits.max_observation_chars
-        self.item_bytes = p.reply_limit(limits.max_observation_chars, limits.max_info_bytes)
+        self.item_bytes = r.reply_limit(limits.max_observation_chars, limits.max_info_bytes)
         try:
             self.hello = p.Hello.from_wire(self._read_frame(1 << 16, "starting the worker"))
         except p.ReplyRejected as exc:
@@ -271,7 +270,7 @@ class Worker:
         """Read one reply and return ``decode(result)``, or raise the matching SandboxError."""
         reply = self._read_frame(max_bytes or self.item_bytes * items + 4096, what)
         try:
-            ok, value = p.split_reply(reply)
+            ok, value = r.split_reply(reply)
             if ok:
                 if time.monotonic() > self.sent_at + self.budget:
                     # A result that arrives after the budget does not count, however the

@@ -1,26 +1,19 @@
 """The records that cross the process boundary, defined once for host and worker.
 
-Requests are small frozen dataclasses with an :class:`Op`; the worker decodes each
+Requests are small dataclasses with an :class:`Op`; the worker decodes each
 frame into one (:func:`decode_request`) before dispatching on its type. Replies are
 ``{"ok": true, "result": ...}`` or ``{"ok": false, "error": <ErrorRecord>}``.
 
-The host trusts nothing a worker says: a worker whose program escaped the language
-layer can send any JSON it likes. So every reply is decoded *at the host* by the
-``decode_*`` functions here — types, ranges, finiteness and sizes checked once, in
-one place — and anything malformed raises :class:`ReplyRejected`, which the handle
-turns into a :class:`~spade_gym.errors.ProtocolError` (a program failure) and kills
-the worker. The checks are a handful of ``type()`` tests per reply: cheap next to the
-round-trip itself (``benchmarks/bench_sandbox.py`` measures both).
+The host trusts nothing a worker says: every reply is decoded at the host by
+``replies.py`` (types, ranges, finiteness and sizes, in one place).
 """
 
 from __future__ import annotations
 
 import enum
-import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, ClassVar, NamedTuple, Union
+from typing import Any, ClassVar, Union
 
-from spade_gym.contract import REWARD_RANGE
 from spade_gym.errors import (
     PolicyViolation,
     ProgramCPULimit,
@@ -34,11 +27,6 @@ from spade_gym.errors import (
 
 #: ``max_turns`` a program may report; larger values (or non-ints) mean "not given".
 MAX_REPORTED_TURNS = 100_000
-#: Keys the host writes into an episode's ``info`` only on some steps (a failure, the
-#: turn limit); a program's own keys with these names are moved under ``program_<key>``
-#: so it can never forge them. (``turn``/``max_turns``/``remaining_turns`` the env
-#: writes on every step, over whatever the program said.)
-HOST_INFO_KEYS = frozenset({"error", "truncated_by"})
 #: Marker appended to an observation the runtime had to cut (see ``results.cut_text``).
 TRUNCATION_MARKER = "… [truncated {n} characters]"
 
@@ -228,7 +216,7 @@ _ERROR_CLASSES = {
     ErrorKind.CRASH: WorkerCrashed,
     ErrorKind.INTERNAL: SandboxError,
 }
-_MAX_ERROR_TEXT = 16_000
+MAX_ERROR_TEXT = 16_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,8 +252,8 @@ class ErrorRecord:
             value = wire.get(name)
             if value is not None and type(value) is not str:
                 raise ReplyRejected(f"error report field {name} must be a str")
-            texts.append(value[:_MAX_ERROR_TEXT] if value else None)
-        return cls(kind, message[:_MAX_ERROR_TEXT], lineno, *texts)
+            texts.append(value[:MAX_ERROR_TEXT] if value else None)
+        return cls(kind, message[:MAX_ERROR_TEXT], lineno, *texts)
 
     def to_exception(self) -> SandboxError:
         details = self.traceback
@@ -274,152 +262,11 @@ class ErrorRecord:
         return _ERROR_CLASSES[self.kind](self.message, lineno=self.lineno, details=details)
 
 
-# ----------------------------------------------------------------------------- replies (host side)
-
-
-class ResetResult(NamedTuple):
-    observation: str
-    info: dict
-
-
-class StepResult(NamedTuple):
-    observation: str
-    reward: float
-    terminated: bool
-    truncated: bool
-    info: dict
-
-
-@dataclass(frozen=True, slots=True)
-class LoadInfo:
-    class_name: str
-    dropped_kwargs: tuple[str, ...]
-    has_hint: bool
-    has_solution: bool
-    max_turns: int | None
-    sha256: str
-
-    def as_dict(self) -> dict:
-        data = asdict(self)
-        data["dropped_kwargs"] = list(self.dropped_kwargs)
-        return data
-
-
 def sane_max_turns(value) -> int | None:
     """``max_turns`` as a program may report it: a positive int of sensible size, else None."""
     if type(value) is int and 0 < value <= MAX_REPORTED_TURNS:
         return value
     return None
-
-
-def decode_text(value, what: str, limit: int) -> str:
-    if type(value) is not str:
-        raise ReplyRejected(f"{what} must be a str, got {type(value).__name__}")
-    if len(value) > limit:
-        raise ReplyRejected(f"{what} is {len(value)} characters; the limit is {limit}")
-    return value
-
-
-def decode_info(value, what: str) -> dict:
-    """Program ``info``: a JSON object (the frame parser already bounded its size and depth)."""
-    if type(value) is not dict:
-        raise ReplyRejected(f"{what} must be an object, got {type(value).__name__}")
-    if value and not HOST_INFO_KEYS.isdisjoint(value):
-        value = {(f"program_{k}" if k in HOST_INFO_KEYS else k): v for k, v in value.items()}
-    return value
-
-
-_LOW, _HIGH = REWARD_RANGE
-
-
-def decode_reward(value) -> float:
-    """A finite number, clamped into the contract's range (a lying worker gains nothing)."""
-    if type(value) is int:
-        value = float(value)
-    elif type(value) is not float:
-        raise ReplyRejected(f"step() reward must be a number, got {type(value).__name__}")
-    if not math.isfinite(value):
-        raise ReplyRejected(f"step() reward must be finite, got {value}")
-    return _LOW if value < _LOW else _HIGH if value > _HIGH else value
-
-
-def decode_reset(value, obs_limit: int) -> ResetResult:
-    if type(value) is not list or len(value) != 2:
-        raise ReplyRejected("reset() reply must be [observation, info]")
-    return ResetResult(decode_text(value[0], "reset() observation", obs_limit), decode_info(value[1], "reset() info"))
-
-
-def decode_step(value, obs_limit: int) -> StepResult:
-    if type(value) is not list or len(value) != 5:
-        raise ReplyRejected("step() reply must be [observation, reward, terminated, truncated, info]")
-    obs, reward, terminated, truncated, info = value
-    if type(terminated) is not bool or type(truncated) is not bool:
-        raise ReplyRejected("step() terminated/truncated must be true or false")
-    return StepResult(decode_text(obs, "step() observation", obs_limit), decode_reward(reward),
-                      terminated, truncated, decode_info(info, "step() info"))
-
-
-def decode_hint(value, limit: int) -> str | None:
-    return None if value is None else decode_text(value, "hint()", limit)
-
-
-def decode_load_info(value) -> LoadInfo:
-    if type(value) is not dict:
-        raise ReplyRejected("load reply must be an object")
-    try:
-        class_name = decode_text(value["class_name"], "class name", 1000)
-        dropped = value["dropped_kwargs"]
-        if type(dropped) is not list or not all(type(k) is str for k in dropped):
-            raise ReplyRejected("dropped_kwargs must be a list of str")
-        flags = value["has_hint"], value["has_solution"]
-        if not all(type(f) is bool for f in flags):
-            raise ReplyRejected("has_hint/has_solution must be true or false")
-        max_turns = value["max_turns"]
-        if max_turns is not None and sane_max_turns(max_turns) is None:
-            raise ReplyRejected(f"max_turns must be an int in [1, {MAX_REPORTED_TURNS}] or null")
-        sha = decode_text(value["sha256"], "sha256", 64)
-    except KeyError as exc:
-        raise ReplyRejected(f"load reply lacks {exc}") from None
-    return LoadInfo(class_name, tuple(dropped), flags[0], flags[1], max_turns, sha)
-
-
-def decoder_for(item, obs_limit: int):
-    """The host-side decoder of ``item``'s result."""
-    if isinstance(item, Step):
-        return lambda v: decode_step(v, obs_limit)
-    if isinstance(item, Reset):
-        return lambda v: decode_reset(v, obs_limit)
-    if isinstance(item, Solution):
-        return lambda v: decode_text(v, "solution()", obs_limit)
-    if isinstance(item, Hint):
-        return lambda v: decode_hint(v, obs_limit)
-    return lambda v: v
-
-
-def split_reply(reply) -> tuple[bool, Any]:
-    """``(True, result)`` or ``(False, ErrorRecord)``; raises ReplyRejected if neither."""
-    if type(reply) is not dict:
-        raise ReplyRejected(f"a reply must be an object, got {type(reply).__name__}")
-    ok = reply.get("ok")
-    if ok is True:
-        return True, reply.get("result")
-    if ok is False:
-        return False, ErrorRecord.from_wire(reply.get("error"))
-    raise ReplyRejected("a reply must say ok true or false")
-
-
-# ----------------------------------------------------------------------------- sizes
-
-
-def reply_limit(obs_chars: int, info_bytes: int, items: int = 1) -> int:
-    """Largest reply frame the host accepts for a call returning ``items`` results.
-
-    An observation of ``obs_chars`` characters is at most 6 bytes per character as JSON
-    (``\\u001f`` escapes); with the info dict and an error report that bounds an honest
-    reply. Anything larger is a worker misbehaving, refused before it is buffered.
-    """
-    per_item = 6 * obs_chars + 2 * info_bytes + 2 * _MAX_ERROR_TEXT * 3 + 1024
-    return per_item * max(1, items) + 4096
 
 
 # ----------------------------------------------------------------------------- the worker's hello
