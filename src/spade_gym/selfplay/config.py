@@ -231,8 +231,10 @@ def _cpu_tiny() -> SelfPlayConfig:
         preset="cpu-tiny",
         model="tiny",
         tiny=TinyModelConfig(vocab_size=4096, hidden_size=128, num_layers=3, num_heads=4),
-        warmstart=WarmStartConfig(designer_source="demo", designer_programs=2, agent_examples=32, epochs=30,
-                                  learning_rate=3e-3, batch_size=8, max_tokens=1024, target_loss=0.03,
+        # The agent part is the costly one (batches of long observations): 16 short examples
+        # teach the answer format; the designer part needs ~90 steps per program.
+        warmstart=WarmStartConfig(designer_source="demo", designer_programs=2, agent_examples=16, epochs=20,
+                                  learning_rate=3e-3, batch_size=8, max_tokens=512, target_loss=0.03,
                                   designer_steps_per_program=250),
         iterations=3,
         designer_groups=1,
@@ -369,13 +371,14 @@ def _coerce(key: str, raw: str, kind):
     if kind is str:
         return raw
     if origin is tuple:
+        items: Any
         try:
-            value = json.loads(raw)
+            items = json.loads(raw)
         except ValueError:
-            value = [part.strip() for part in raw.split(",") if part.strip()]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            items = [part.strip() for part in raw.split(",") if part.strip()]
+        if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
             raise ConfigError(f"--set {key}={raw}: expected a comma-separated list of names")
-        return tuple(value)
+        return tuple(items)
     raise ConfigError(f"--set {key}: this field cannot be set from the command line")
 
 
@@ -398,7 +401,8 @@ def apply_overrides(config: SelfPlayConfig, overrides: list[str]) -> SelfPlayCon
             except ValueError:
                 data["grpo"][parts[1]] = raw
             continue
-        section, target = SelfPlayConfig, data
+        section: Any = SelfPlayConfig
+        target = data
         for part in parts[:-1]:
             kind = _field_type(section, part) if dataclasses.is_dataclass(section) else None
             if not (isinstance(kind, type) and dataclasses.is_dataclass(kind)):

@@ -55,8 +55,8 @@ class Generator(Protocol):
 
 def eos_ids(model_generation_config, tokenizer) -> list[int]:
     configured = getattr(model_generation_config, "eos_token_id", None)
-    ids = configured if isinstance(configured, list) else [configured]
-    ids = [int(i) for i in ids if i is not None]
+    candidates = configured if isinstance(configured, list) else [configured]
+    ids: list[int] = [int(i) for i in candidates if i is not None]
     if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in ids:
         ids.append(tokenizer.eos_token_id)
     return ids

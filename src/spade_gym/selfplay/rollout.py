@@ -350,9 +350,10 @@ class SpadeRollout:
         register_suite(self.suite.path)
         by_key = {(d.rank, d.index): d for d in designs}
         for decision in decisions:
-            design = by_key.get((decision["rank"], decision["index"]))
-            if design is None:
+            mine = by_key.get((decision["rank"], decision["index"]))
+            if mine is None:
                 continue  # another rank's design
+            design = mine
             if decision.get("env_id"):
                 design.valid, design.env_id = True, decision["env_id"]
             else:
@@ -433,15 +434,16 @@ class SpadeRollout:
         if not valid:
             self._share_duplicate_rewards(designs)  # collective: every rank takes part
             return []
-        seeds = {d.env_id: [rng.randrange(1_000_000_000) for _ in range(K)] for d in valid}
-        plain = [EpisodeSpec(d.env_id, s, hint=False) for d in valid for s in seeds[d.env_id]]
-        hinted = [EpisodeSpec(d.env_id, s, hint=True) for d in valid for s in seeds[d.env_id]]
+        ids = {id(d): str(d.env_id) for d in valid}
+        seeds = {ids[id(d)]: [rng.randrange(1_000_000_000) for _ in range(K)] for d in valid}
+        plain = [EpisodeSpec(env_id, s, hint=False) for env_id in seeds for s in seeds[env_id]]
+        hinted = [EpisodeSpec(env_id, s, hint=True) for env_id in seeds for s in seeds[env_id]]
         without, plain_agent = self._play(policy, plain, self.config.agent_temperature, rng.randrange(2**31))
         hint_temperature = self.config.hint_temperature
         with_hint, _ = self._play(policy, hinted, self.config.agent_temperature if hint_temperature is None
                                   else hint_temperature, rng.randrange(2**31))
-        outcomes: dict[str, tuple[dict, dict]] = {d.env_id: ({}, {}) for d in valid}
-        groups: dict[str, list[tuple[Trace, float, str]]] = {d.env_id: [] for d in valid}
+        outcomes: dict[str, tuple[dict, dict]] = {env_id: ({}, {}) for env_id in seeds}
+        groups: dict[str, list[tuple[Trace, float, str]]] = {env_id: [] for env_id in seeds}
         for index, episode in enumerate(without):
             outcome = episode_outcome(episode.rewards, episode.terminated)
             outcomes[episode.spec.env_id][1][episode.spec.seed] = outcome
@@ -450,18 +452,18 @@ class SpadeRollout:
         for episode in with_hint:
             outcomes[episode.spec.env_id][0][episode.spec.seed] = episode_outcome(episode.rewards, episode.terminated)
         for design in valid:
-            hinted_out, plain_out = outcomes[design.env_id]
+            hinted_out, plain_out = outcomes[ids[id(design)]]
             design.regret = paired_regret(hinted_out, plain_out)
             design.win_rate = _mean(list(plain_out.values()))
             design.win_rate_hint = _mean(list(hinted_out.values()))
             design.reward = designer_reward(True, regret=design.regret, win_rate=design.win_rate,
                                             config=self.config.reward)
-            entry = self.suite.get(design.env_id)
+            entry = self.suite.get(ids[id(design)])
             self.suite.update_card(entry, stats={"regret": design.regret, "win_rate": design.win_rate,
                                                  "win_rate_hint": design.win_rate_hint, "iteration": iteration,
                                                  "paired_seeds": K})
         self._share_duplicate_rewards(designs)
-        return [groups[d.env_id] for d in valid]
+        return [groups[ids[id(d)]] for d in valid]
 
     def _share_duplicate_rewards(self, designs: list[DesignResult]) -> None:
         """A duplicate's reward is its original's, wherever (on whichever rank) that was played."""
@@ -477,7 +479,10 @@ class SpadeRollout:
                       rng: random.Random) -> dict:
         config = self.config
         G = config.num_generations
-        samples, keys, outcomes, suite_wins = [], [], [], []
+        samples: list[tuple[Trace, float]] = []
+        keys: list[tuple[str, object]] = []
+        outcomes: list[tuple[str, float]] = []
+        suite_wins: list[float] = []
         used = 0
         if config.train_on_regret_plays and G == config.paired_seeds:
             # GRPO groups by position: a design's G no-hint plays (G seeds of one new environment)

@@ -190,7 +190,7 @@ def supervised_warm_start(model, tokenizer, examples: list[Example], config: Sel
             epoch_losses: list[float] = []
             for batch in batches:
                 train_on(batch, "agent")
-                epoch_losses.append(losses["agent"])
+                epoch_losses.append(float(losses["agent"] or 0.0))
             if sum(epoch_losses) / len(epoch_losses) < ws.agent_target_loss:
                 break
         log(f"warm start: agent examples to loss {_fmt(losses['agent'])} ({steps} steps)")
@@ -200,7 +200,7 @@ def supervised_warm_start(model, tokenizer, examples: list[Example], config: Sel
             round_losses: list[float] = []
             for item in designer:
                 train_on([item], "designer")
-                round_losses.append(losses["designer"])
+                round_losses.append(float(losses["designer"] or 0.0))
                 if batches and steps % 8 == 0:
                     train_on(rng.choice(batches), "agent")
             if max(round_losses) < ws.target_loss:
