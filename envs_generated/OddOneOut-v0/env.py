@@ -45,7 +45,7 @@ PROPS = [("palindrome", p_palindrome), ("sorted", p_sorted), ("double", p_double
          ("same_ends", p_same_ends), ("even_length", p_even_length), ("three_vowels", p_three_vowels),
          ("no_e", p_no_e)]
 # difficulty -> (items, word length range)
-LEVELS = {"easy": (9, (4, 5)), "medium": (9, (5, 6)), "hard": (10, (5, 7))}
+LEVELS = {"easy": (9, (4, 5)), "medium": (10, (5, 6)), "hard": (12, (5, 7))}
 LETTERS = "abcdeghiklmnoprstu"
 
 
@@ -115,7 +115,7 @@ class OddOneOutEnv:
                 "backwards; letters in alphabetical order; contains a doubled letter; vowels and consonants "
                 "alternate; starts and ends with the same letter; has an even length; has exactly three vowels; "
                 "has no letter e). Which string is the odd one out?\n"
-                f"Answer with that string, e.g. \\boxed{{{self.items[0]}}}. You have {self.max_turns} attempt(s).")
+                f"Answer with that string inside \\boxed{{}}. You have {self.max_turns} attempt(s).")
 
     def step(self, action):
         if self.done:
