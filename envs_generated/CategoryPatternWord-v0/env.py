@@ -92,7 +92,7 @@ ALPHA = "abcdefghijklmnopqrstuvwxyz"
 VOWELS = "aeiou"
 ORD = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"]
 # difficulty -> (word lengths, letters shown in the pattern (fraction), indirect category text, fewest sentence clues)
-LEVELS = {"easy": ((4, 6), 0.4, False, 0), "medium": ((5, 7), 0.25, True, 1), "hard": ((6, 9), 0.0, True, 3)}
+LEVELS = {"easy": ((4, 6), 0.4, False, 0), "medium": ((5, 7), 0.25, True, 1), "hard": ((5, 9), 0.0, True, 3)}
 BOX_RE = re.compile(r"\\boxed\{([^{}]*)\}")
 
 

@@ -7,7 +7,10 @@ import re
 BOX_RE = re.compile(r"\\boxed\{([^{}]*)\}")
 WORDS = ["harbor", "lantern", "meadow", "thistle", "garnet", "willow", "quarry", "saffron", "badger", "marble",
          "juniper", "pewter", "orchard", "tundra", "beacon", "canyon", "dagger", "fennel", "glacier", "kettle",
-         "mantis", "nutmeg", "oyster", "pepper", "quiver", "sorrel", "timber", "velvet", "walnut", "zephyr"]
+         "mantis", "nutmeg", "oyster", "pepper", "quiver", "sorrel", "timber", "velvet", "walnut", "zephyr",
+         "anchor", "basket", "candle", "dragon", "falcon", "garden", "hammer", "island", "jacket", "jungle",
+         "ladder", "magnet", "needle", "orchid", "parrot", "pencil", "pirate", "planet", "pocket", "rabbit",
+         "saddle", "salmon", "shadow", "spider", "statue", "tunnel", "turtle", "violin", "walrus", "window"]
 MULTS = [1, 3, 5, 7, 9, 11, 15, 17, 19, 21, 23, 25]
 # difficulty -> (multipliers allowed, shift period choices, probes allowed)
 LEVELS = {"easy": ([1], (1,), 3), "medium": ([1, 3, 5, 7], (1, 2), 3), "hard": (MULTS, (2, 3), 3)}
@@ -33,7 +36,8 @@ class CipherProbeEnv:
                        for i, ch in enumerate(word))
 
     def reset(self, seed=None):
-        self.rng = random.Random(seed)
+        # each level draws its own task for a seed, so one level's answer tells nothing about another's
+        self.rng = random.Random(f"{self.difficulty}:{seed}" if seed is not None else None)
         mults, periods, self.budget = LEVELS[self.difficulty]
         self.mult = self.rng.choice(mults)
         period = self.rng.choice(periods)

@@ -6,7 +6,7 @@ import re
 
 BOX_RE = re.compile(r"\\boxed\{([^{}]*)\}")
 # difficulty -> (coins, largest value)
-LEVELS = {"easy": (6, 20), "medium": (8, 30), "hard": (12, 40)}
+LEVELS = {"easy": (8, 30), "medium": (10, 40), "hard": (12, 50)}
 
 
 def best_table(coins):

@@ -35,7 +35,7 @@ BANK = """
     yield young youth zebra
 """.split()
 # difficulty -> (bank size, rounds, guesses per round the bank is checked to need at most)
-LEVELS = {"easy": (60, 4, 3), "medium": (90, 4, 3), "hard": (110, 5, 3)}
+LEVELS = {"easy": (60, 4, 3), "medium": (80, 4, 3), "hard": (90, 5, 3)}
 WIN = 242  # code of five 'right' marks
 BOX_RE = re.compile(r"\\boxed\{([^{}]*)\}")
 MARK = {0: "absent", 1: "elsewhere", 2: "right"}

@@ -127,7 +127,7 @@ class MatrixReasoningEnv:
 
     def hint(self):
         named = {"row": "kept the same through each row", "progression": "changes by a steady step along each row",
-                 "distribution": "uses the same three values once in every row", "fixed": "is the same everywhere"}
+                 "distribution": "uses the same values in every row, each in its own place", "fixed": "is the same everywhere"}
         name = next(n for n in ORDER if self.rules[n] != "fixed")
         return (f"Take the features separately. For example, the {name} {named[self.rules[name]]}. Decide each "
                 "feature of the missing picture from its own rule, then find the option with exactly those values.")
