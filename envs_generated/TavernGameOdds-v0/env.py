@@ -63,7 +63,7 @@ class TavernGameOddsEnv:
         "hard": ["duel_best", "draw", "bust"],
     }
 
-    def __init__(self, max_turns=5, difficulty="medium", **kwargs):
+    def __init__(self, max_turns=2, difficulty="medium", **kwargs):
         self.max_turns = max_turns
         self.difficulty = difficulty if difficulty in self.POOLS else "medium"
         self.rng = random.Random()

@@ -16,8 +16,8 @@ ATTRS = ("coat", "item", "place", "time")
 
 LEVELS = {
     # people, statements, contradictions, chance of an indirect reference, strikes that end the game
-    "easy": (4, 8, 2, 0.2, 2),
-    "medium": (5, 10, 2, 0.4, 2),
+    "easy": (4, 10, 2, 0.2, 2),
+    "medium": (5, 11, 2, 0.4, 2),
     "hard": (6, 12, 3, 0.55, 2),
 }
 
