@@ -80,7 +80,7 @@ class MatrixReasoningEnv:
             opts.append(tuple(wrongs[n] if mask >> i & 1 else answer[i] for i, n in enumerate(ORDER)))
         rng.shuffle(opts)
         self.options = opts
-        self._answer = str(opts.index(answer) + 1)
+        self._answer = f"P{opts.index(answer) + 1}"
         self.turn = 0
         self.done = False
         return self._task(), {}
@@ -97,14 +97,14 @@ class MatrixReasoningEnv:
         for r in range(3):
             cells = [self._text(self.grid[r][c]) if (r, c) != (2, 2) else "?" for c in range(3)]
             rows.append(f"  row {r + 1}: " + " | ".join(cells))
-        opts = [f"  option {i + 1}: {self._text(o)}" for i, o in enumerate(self.options)]
+        opts = [f"  P{i + 1}: {self._text(o)}" for i, o in enumerate(self.options)]
         return ("MATRIX REASONING\n"
                 "Each picture shows some number of identical shapes; read a picture as 'count size colour shape'. "
                 "Every feature follows one rule along the rows: kept the same through each row, changing by a "
                 "steady step from left to right (count and size only), or the same three values used once in every "
                 "row; a feature may also be the same everywhere.\n" + "\n".join(rows) + "\n"
                 "Which picture belongs at the '?'\n" + "\n".join(opts) + "\n"
-                f"Answer with the option number, e.g. \\boxed{{7}}. You have {self.max_turns} attempt(s).")
+                f"Answer with the option's label, e.g. \\boxed{{P7}}. You have {self.max_turns} attempt(s).")
 
     def step(self, action):
         if self.done:
@@ -112,7 +112,7 @@ class MatrixReasoningEnv:
         self.turn += 1
         out = self.turn >= self.max_turns
         m = BOX_RE.search(str(action)[:5000])
-        guess = re.sub(r"^option\s*", "", m.group(1).strip().lower()).rstrip(".") if m else ""
+        guess = re.sub(r"^option\s*", "", m.group(1).strip()).rstrip(".").upper() if m else ""
         if guess == self._answer:
             self.done = True
             return "Correct: that picture completes the table. You win!", 1.0, True, False, {}

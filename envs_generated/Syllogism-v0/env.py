@@ -63,25 +63,32 @@ class SyllogismEnv:
         self.rng = random.Random(seed)
         rng = self.rng
         np_, nc = LEVELS[self.difficulty]
-        for _ in range(400):
-            self.terms = rng.sample(TERMS, 3)
-            premises = rng.sample(STATEMENTS, np_)
-            models = (1 << len(MODELS)) - 1
-            for p in premises:
-                models &= TRUTH[p]
-            if not models:
-                continue
-            cands = [x for x in STATEMENTS if x not in premises]
-            follows = [x for x in cands if models & TRUTH[x] == models]
-            possible = [x for x in cands if x not in follows and models & TRUTH[x]]
-            least = 1 if self.difficulty == "easy" else 2
-            if len(follows) < least or len(possible) < nc - least:
-                continue
-            # several conclusions to pick on harder levels, so the answer is a set, not one popular letter
-            k = rng.randint(least, min(len(follows), 3, nc - 1))
-            chosen = rng.sample(follows, k) + rng.sample(possible, nc - k)
-            rng.shuffle(chosen)
-            break
+        found = None
+        # fewer premises are tried when a level's count leaves too few open conclusions for this draw
+        for count in (np_, np_ - 1, np_ - 2):
+            for _ in range(200):
+                terms = rng.sample(TERMS, 3)
+                premises = rng.sample(STATEMENTS, count)
+                models = (1 << len(MODELS)) - 1
+                for p in premises:
+                    models &= TRUTH[p]
+                if not models:
+                    continue
+                cands = [x for x in STATEMENTS if x not in premises]
+                follows = [x for x in cands if models & TRUTH[x] == models]
+                possible = [x for x in cands if x not in follows and models & TRUTH[x]]
+                least = 1 if self.difficulty == "easy" else 2
+                if len(follows) < least or len(possible) < nc - least:
+                    continue
+                # several conclusions to pick on harder levels, so the answer is a set, not one popular letter
+                k = rng.randint(least, min(len(follows), 3, nc - 1))
+                chosen = rng.sample(follows, k) + rng.sample(possible, nc - k)
+                rng.shuffle(chosen)
+                found = (terms, premises, chosen, follows)
+                break
+            if found:
+                break
+        self.terms, premises, chosen, follows = found
         self.premises = premises
         self.conclusions = chosen
         labels = "ABCDEF"
