@@ -6,7 +6,7 @@ rows. Everything else is plain TRL: vLLM generation (--use-vllm), accelerate, De
 
     python examples/trl_environment_factory.py                       # tiny local model, 1 step, CPU
     python examples/trl_environment_factory.py --model Qwen/Qwen3-1.7B --steps 200 --use-vllm \\
-        --envs spade/DigitVault-v0 spade/AlienNumerals-v0
+        --envs spade/LetterFeedbackHunt-v0 spade/AlienNumerals-v0
 """
 
 from __future__ import annotations

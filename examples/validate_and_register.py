@@ -11,54 +11,54 @@ import spade_gym
 from spade_gym.registry import Card, Suite, env_name_from_class
 
 PROGRAM = '''
-"""Find the hidden number; feedback says higher or lower."""
+"""Find the hidden number from its remainders (the Chinese remainder theorem)."""
 import random
 import re
 
 
-class HigherLowerEnv:
-    def __init__(self, max_turns=None, difficulty="medium", **kwargs):
-        self.top = {"easy": 500, "medium": 5000, "hard": 50000}.get(difficulty, 5000)
-        # binary search needs ceil(log2(top + 1)) guesses; allow exactly that
-        self.max_turns = max_turns or self.top.bit_length()
+class RemainderRiddleEnv:
+    MODULI = {"easy": (3, 5), "medium": (3, 5, 7), "hard": (5, 7, 9, 11)}
+
+    def __init__(self, max_turns=2, difficulty="medium", **kwargs):
+        self.moduli = self.MODULI.get(difficulty, self.MODULI["medium"])
+        self.max_turns = max_turns
+        self.top = 1
+        for m in self.moduli:
+            self.top *= m
         self.turn = 0
         self._answer = 0
 
     def reset(self, seed=None):
-        self.rng = random.Random(seed)
-        self._answer = self.rng.randint(1, self.top)
+        rng = random.Random(seed)
+        self._answer = rng.randint(1, self.top)
         self.turn = 0
-        self.low, self.high = 1, self.top
-        return f"I picked a number from 1 to {self.top}. Guess it: \\\\boxed{{n}}. {self.max_turns} tries.", {}
+        clues = "; ".join(f"divided by {m} it leaves {self._answer % m}" for m in self.moduli)
+        return (f"I picked a number from 1 to {self.top}: {clues}. "
+                f"Which number is it? Answer \\\\boxed{{n}}; {self.max_turns} tries."), {}
 
     def solution(self):
-        return str((self.low + self.high) // 2)  # binary search from what feedback revealed
+        return str(self._answer)
 
     def hint(self):
-        return "Halve the remaining range with every guess."
+        return (f"Walk through the numbers that leave {self._answer % self.moduli[-1]} when divided by "
+                f"{self.moduli[-1]} and keep the one that fits every other remainder.")
 
     def step(self, action):
         self.turn += 1
         match = re.search(r"\\\\boxed\\{\\s*(-?\\d{1,9})\\s*\\}", action)
-        out = self.turn >= self.max_turns
-        if not match:
-            return "Answer with \\\\boxed{n}.", 0.0, False, out, {}
-        guess = int(match.group(1))
-        if guess == self._answer:
+        if match and int(match.group(1)) == self._answer:
             return "Correct!", 1.0, True, False, {}
-        if guess < self._answer:
-            self.low = max(self.low, guess + 1)
-            return f"Higher than {guess}.", 0.0, False, out, {}
-        self.high = min(self.high, guess - 1)
-        return f"Lower than {guess}.", 0.0, False, out, {}
+        if self.turn >= self.max_turns:
+            return "Out of tries.", 0.0, True, False, {}
+        return "Not that one. Try again.", 0.0, False, False, {}
 '''
 
-report = spade_gym.validate_source(PROGRAM, hint="Halve the remaining range with every guess.")
+report = spade_gym.validate_source(PROGRAM, hint="Combine the remainders one modulus at a time.")
 print(report.summary())
 if report.valid:
     suite_dir = tempfile.mkdtemp(prefix="my-suite-")
-    card = Card(name=env_name_from_class(report.details["class_name"]), version=0, skill="Logical Deduction",
-                description="Binary search with higher/lower feedback.", hint="Halve the remaining range.",
+    card = Card(name=env_name_from_class(report.details["class_name"]), version=0, skill="Mathematical Reasoning",
+                description="Recover a number from its remainders.", hint="Combine the remainders one modulus at a time.",
                 max_turns=report.details["max_turns"], sha256="0" * 64, multi_turn=report.details["multi_turn"],
                 difficulty_levels=report.details["difficulty_levels"], provenance={"designer": "example"},
                 validation=report.card_summary())

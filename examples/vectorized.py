@@ -7,7 +7,7 @@ import gymnasium as gym
 
 import spade_gym  # noqa: F401
 
-envs = gym.make_vec("spade/DigitVault-v0", num_envs=8)  # default mode: the batched SpadeVectorEnv
+envs = gym.make_vec("spade/LetterFeedbackHunt-v0", num_envs=8)  # default mode: the batched SpadeVectorEnv
 obs, info = envs.reset(seed=0)
 for step in range(5):
     actions = envs.action_space.sample()  # random Unicode text, mostly \boxed{...}

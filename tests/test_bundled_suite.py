@@ -26,7 +26,7 @@ from spade_gym.cli.list_cmd import collect, markdown_document
 from spade_gym.contract import GAME_KIND, TOOL_USE_KIND
 from spade_gym.registry import Suite, bundled_suite_path
 from spade_gym.sandbox import ProgramHandle
-from spade_gym.validation import validate_many
+from spade_gym.validation import ValidationConfig, validate_many
 from spade_gym.validation.fingerprint import nearest
 
 SKILLS = ("Pattern Recognition", "Logical Deduction", "Mathematical Reasoning", "Spatial Reasoning",
@@ -41,6 +41,8 @@ TOOL_USE = [e for e in ENTRIES if e.card.kind == TOOL_USE_KIND]
 #: Random-agent episodes per tool-use environment, and the share it must stay below (the issue's bar).
 #: Validation's own baselines probe more seeds; this is the end-to-end check through gym.make.
 RANDOM_SEEDS = 10
+#: Run seed of the suite-wide validation below (any seed should pass; this one is the one CI uses).
+SUITE_RUN_SEED = 20261201
 RANDOM_WIN_LIMIT = 0.10
 SCRIPT_ACTION = re.compile(r"<tool_call>.*?</tool_call>|<answer>.*?</answer>", re.DOTALL)
 
@@ -91,7 +93,12 @@ def test_no_two_environments_are_the_same_game():
 def reports():
     sources = {e.id: e.read_source() for e in ENTRIES}
     hints = {e.id: e.card.hint for e in ENTRIES}
-    return dict(zip(sources, validate_many(sources, hints=hints, workers=min(8, 2 * (os.cpu_count() or 1)))))
+    # A pinned run seed keeps CI reproducible (fresh seeds are the default everywhere else), and the
+    # cost budget is widened: wall-clock cost on a shared CI machine is benchmark territory, not a
+    # property of the program (the cards record the cost measured at registration).
+    config = ValidationConfig(seed=SUITE_RUN_SEED, cost_budget_ms=250.0)
+    return dict(zip(sources, validate_many(sources, hints=hints, config=config,
+                                           workers=min(8, 2 * (os.cpu_count() or 1)))))
 
 
 @pytest.mark.parametrize("env_id", IDS)

@@ -68,7 +68,7 @@ def test_generate_against_a_dead_server_fails_at_once(tmp_path):
 def test_eval_against_a_dead_server_fails_at_once_and_names_the_agent(tmp_path):
     start = time.monotonic()
     result = cli("eval", "--agent", "openai", "--base-url", dead_url(), "--model", "m", "--envs",
-                 "spade/DigitVault-v0", "--episodes", "1", "--results", str(tmp_path / "r.jsonl"))
+                 "spade/LetterFeedbackHunt-v0", "--episodes", "1", "--results", str(tmp_path / "r.jsonl"))
     assert time.monotonic() - start < 30
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1].startswith("Error: cannot reach the agent endpoint"), result.stderr

@@ -194,8 +194,8 @@ def test_import_of_a_program_with_a_300_character_class_name(tmp_path):
 
 
 def test_unknown_spade_id_names_the_closest_registered_ids():
-    with pytest.raises(gym.error.NameNotFound, match=r"closest registered ids: spade/DigitVault-v0"):
-        gym.make("spade/DigitVaul-v0")
+    with pytest.raises(gym.error.NameNotFound, match=r"closest registered ids: spade/LetterFeedbackHunt-v0"):
+        gym.make("spade/LetterFeedbackHun-v0")
     with pytest.raises(gym.error.NameNotFound) as info:
         gym.make("spade/QuokkaHunter-v0")  # no single close name: the nearest few are offered
     suggested = str(info.value).split("closest registered ids: ")[1].split(" (")[0].split(", ")
@@ -209,14 +209,14 @@ def test_unknown_spade_id_names_the_closest_registered_ids():
 
 def test_made_up_arguments_and_difficulties_are_errors():
     with pytest.raises(ConfigError, match="no difficulty 'impossible'; choose one of easy, medium, hard"):
-        gym.make("spade/DigitVault-v0", difficulty="impossible")
+        gym.make("spade/LetterFeedbackHunt-v0", difficulty="impossible")
     with pytest.raises(ConfigError, match="does not take 'colour'"):
-        gym.make("spade/DigitVault-v0", colour="red")
+        gym.make("spade/LetterFeedbackHunt-v0", colour="red")
     with pytest.raises(ConfigError, match="no difficulty 'impossible'"):
-        gym.make_vec("spade/DigitVault-v0", num_envs=2, difficulty="impossible")
+        gym.make_vec("spade/LetterFeedbackHunt-v0", num_envs=2, difficulty="impossible")
     with pytest.raises(ConfigError, match="hint must be False, True, 'observation' or 'info'"):
-        gym.make("spade/DigitVault-v0", hint="yes please")
-    env = gym.make("spade/DigitVault-v0", difficulty="hard", max_turns=4, hint="info")
+        gym.make("spade/LetterFeedbackHunt-v0", hint="yes please")
+    env = gym.make("spade/LetterFeedbackHunt-v0", difficulty="hard", max_turns=4, hint="info")
     obs, info = env.reset(seed=1)
     assert info["max_turns"] == 4 and info["hint"]
     env.close()

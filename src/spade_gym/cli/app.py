@@ -110,6 +110,6 @@ def main():
     \b
     Example:
       spade-gym list --skill "Logical Deduction"
-      spade-gym play spade/DigitVault-v0 --seed 3
+      spade-gym play spade/LetterFeedbackHunt-v0 --seed 3
     """
     quiet_library_noise()

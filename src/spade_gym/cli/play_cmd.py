@@ -60,7 +60,7 @@ def command(env_id, seed, hint, difficulty, suite, show_solution):
 
     \b
     Example:
-      spade-gym play spade/DigitVault-v0 --seed 3 --hint
+      spade-gym play spade/LetterFeedbackHunt-v0 --seed 3 --hint
     """
     from spade_gym.env import privileged
     from spade_gym.registry import make_env

@@ -19,7 +19,7 @@ def command(env_id, suite, as_json, no_source):
 
     \b
     Example:
-      spade-gym show spade/DigitVault-v0
+      spade-gym show spade/LetterFeedbackHunt-v0
     """
     entry = resolve_entry(env_id, suite)
     source = entry.read_source()

@@ -5,7 +5,7 @@ Any TRL user can then train an agent on a spade-gym suite with a plain ``GRPOTra
 
     from spade_gym.integrations.trl import environment_factory, task_dataset
 
-    ids = ["spade/DigitVault-v0", "spade/AlienNumerals-v0"]
+    ids = ["spade/LetterFeedbackHunt-v0", "spade/AlienNumerals-v0"]
     trainer = GRPOTrainer(model=..., args=GRPOConfig(...), train_dataset=task_dataset(ids, seeds=64),
                           environment_factory=environment_factory(ids))
 
