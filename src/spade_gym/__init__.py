@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 from spade_gym.env import HintWrapper, PrivilegedInfo, SpadeEnv, UnicodeText, privileged, tools  # noqa: E402
 from spade_gym.errors import (  # noqa: E402
