@@ -101,6 +101,15 @@ def test_arrays_check_item_types_and_values_in_order():
     assert check_value("hours", ["1", 2], [[1, 2]], schema).error_type == "type_error:nested"
 
 
+def test_check_value_compares_values_when_the_type_is_a_json_schema_union():
+    # A type list is not hashable: it used to crash the dict lookup of BFCL types.
+    union = {"type": ["string", "null"]}
+    assert check_value("city", "Paris", ["Paris"], union).valid
+    assert not check_value("city", "Rome", ["Paris"], union).valid
+    nested = {"type": "array", "items": {"type": ["string", "null"]}}
+    assert check_value("cities", ["Paris"], [["Paris"]], nested).valid
+
+
 def test_dict_and_list_of_dict_values():
     props = WEATHER["parameters"]["properties"]
     assert check_value("filters", {"rain": True}, [{"rain": [True]}], props["filters"]).valid

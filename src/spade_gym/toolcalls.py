@@ -88,7 +88,7 @@ def _blocks(text: str, open_tag: str, close_tag: str) -> list[tuple[int, int, st
     The same blocks as ``re.finditer(open(.*?)close, re.DOTALL)``, found with ``str.find``
     so that many unclosed openers cost linear rather than quadratic time.
     """
-    found = []
+    found: list[tuple[int, int, str]] = []
     position = 0
     while True:
         start = text.find(open_tag, position)
@@ -176,7 +176,10 @@ def parse_action(text: str) -> ParsedAction:
         kept.append(text[position:start])
         position = end
         for result in _parse_block(content):
-            (calls if isinstance(result, ToolCall) else errors).append(result)
+            if isinstance(result, ToolCall):
+                calls.append(result)
+            else:
+                errors.append(result)
     kept.append(text[position:])
     answers = _blocks(text, ANSWER_OPEN, ANSWER_CLOSE)
     answer = answers[0][2].strip() if answers else None

@@ -221,7 +221,7 @@ def _schema(node: Any) -> Any:
         return [_schema(item) for item in node]
     if not isinstance(node, Mapping):
         return node
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in node.items():
         if key == "type" and isinstance(value, str):
             out[key] = JSON_SCHEMA_TYPES.get(value, value)
@@ -287,7 +287,8 @@ def _concrete_dict(answer: Mapping[str, Any]) -> dict[str, Any]:
 
 def _concrete_value(options: list[Any], schema: Mapping[str, Any]) -> Any:
     value = _first_allowed(options)
-    items = schema.get("items") if isinstance(schema.get("items"), Mapping) else {}
+    raw_items = schema.get("items")
+    items: Mapping[str, Any] = raw_items if isinstance(raw_items, Mapping) else {}
     if schema.get("type") == "dict" and isinstance(value, Mapping):
         return _concrete_dict(value)
     if items.get("type") == "dict" and isinstance(value, list):
@@ -388,6 +389,7 @@ class BfclEnv(gym.Env[str, str]):
         """Whether to score now: the agent's reply is complete, or no later call can change the verdict."""
         if replied or self._steps >= MAX_STEPS:
             return True
+        assert self._task is not None, "step() checks for a task before it asks whether to score"
         if self.mode in ("irrelevance", "relevance"):
             return bool(self._calls)  # one call decides both
         return bool(self._malformed) or len(self._calls) > len(self._task.ground_truth)

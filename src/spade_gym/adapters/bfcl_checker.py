@@ -127,7 +127,7 @@ def _dict_matches(value: Mapping[str, Any], answer: Mapping[str, Any]) -> str | 
 
 
 def _check_dict(param: str, value: dict, allowed: Sequence[Any]) -> Verdict:
-    reason = "no possible answer"
+    reason: str | None = "no possible answer"
     for answer in allowed:
         if isinstance(answer, Mapping):
             reason = _dict_matches(value, answer)
@@ -137,7 +137,7 @@ def _check_dict(param: str, value: dict, allowed: Sequence[Any]) -> Verdict:
 
 
 def _check_list_of_dicts(param: str, value: list, allowed: Sequence[Any]) -> Verdict:
-    reason = "no possible answer"
+    reason: str | None = "no possible answer"
     for answer in allowed:
         answer = [] if answer == OPTIONAL else answer
         if not isinstance(answer, list):
@@ -156,7 +156,9 @@ def _check_list_of_dicts(param: str, value: list, allowed: Sequence[Any]) -> Ver
 def check_value(param: str, value: Any, allowed: Sequence[Any], schema: Mapping[str, Any]) -> Verdict:
     """One argument against its declared schema and its possible answers."""
     declared = schema.get("type")
-    expected_type = PYTHON_TYPES.get(declared)
+    # A JSON-Schema type union (``["string", "null"]``) is not a BFCL type: it must not
+    # reach the dict lookup, where an unhashable key would raise.
+    expected_type = PYTHON_TYPES.get(declared) if isinstance(declared, str) else None
     if expected_type is None:  # a type BFCL does not use: compare values only
         return CORRECT if value in allowed else _fail("value_error:others", f"wrong value for {param!r}: {value!r}")
     if expected_type is float and type(value) is int:
@@ -165,20 +167,24 @@ def check_value(param: str, value: Any, allowed: Sequence[Any], schema: Mapping[
     # A possible answer of another type than declared is a variable name (BFCL writes
     # those as strings); a value of that type is compared as it stands.
     is_variable = answer_type is not None and answer_type is not expected_type and type(value) is answer_type
-    items = schema.get("items") if isinstance(schema.get("items"), Mapping) else {}
-    item_type = PYTHON_TYPES.get(items.get("type")) if declared in ("array", "tuple") else None
+    raw_items = schema.get("items")
+    items: Mapping[str, Any] = raw_items if isinstance(raw_items, Mapping) else {}
+    item_type_name = items.get("type")
+    item_type = (PYTHON_TYPES.get(item_type_name)
+                 if declared in ("array", "tuple") and isinstance(item_type_name, str) else None)
     if not is_variable:
         if type(value) is not expected_type:
             return _fail("type_error", f"wrong type for {param!r}: expected {declared}, got {type(value).__name__}")
-        if item_type is not None and not _item_types_ok(value, allowed, item_type):
-            return _fail("type_error:nested", f"wrong item type in {param!r}: expected {declared} of {items['type']}")
-        if expected_type is dict:
+        # ``type(value) is expected_type`` holds from here; the isinstance tests restate it for the type checker.
+        if item_type is not None and isinstance(value, list) and not _item_types_ok(value, allowed, item_type):
+            return _fail("type_error:nested", f"wrong item type in {param!r}: expected {declared} of {item_type_name}")
+        if isinstance(value, dict):
             return _check_dict(param, value, allowed)
-        if expected_type is list and item_type is dict:
+        if isinstance(value, list) and item_type is dict:
             return _check_list_of_dicts(param, value, allowed)
-        if expected_type is str:
+        if isinstance(value, str):
             return _check_string(param, value, allowed)
-        if expected_type is list:
+        if isinstance(value, list):
             return _check_list(param, value, allowed)
     if value in allowed:
         return CORRECT

@@ -36,7 +36,7 @@ from spade_gym.adapters import bfcl
 from spade_gym.contract import TOOL_USE_KIND
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.errors import SpadeError
-from spade_gym.toolcalls import ToolCall, format_answer, format_calls, openai_tools, parse_action
+from spade_gym.toolcalls import ParsedAction, ToolCall, format_answer, format_calls, openai_tools, parse_action
 
 #: Multi-turn categories this module runs.
 CATEGORIES = ("multi_turn_base",)
@@ -136,6 +136,7 @@ class Simulators:
         if self._process is None or self._process.poll() is not None:
             self._process = self._start()
         process = self._process
+        assert process.stdin is not None and process.stdout is not None, "_start() opens both pipes"
         try:
             process.stdin.write(json.dumps(payload, ensure_ascii=False) + "\n")
             process.stdin.flush()
@@ -167,7 +168,8 @@ class Simulators:
                 pass
             for stream in (self._process.stdin, self._process.stdout):
                 try:
-                    stream.close()
+                    if stream is not None:
+                        stream.close()
                 except OSError:
                     pass
             self._process = None
@@ -239,15 +241,17 @@ class BfclMultiTurnEnv(gym.Env[str, str]):
         parsed = parse_action(str(action)[:bfcl.MAX_ACTION_CHARS])
         info: dict[str, Any] = {"task_id": self._task.id, "turn": self._turn}
         try:
-            return self._step(parsed, info)
+            return self._step(self._task, parsed, info)
         except SimulatorFailure as exc:
             self._done = True
             self._simulators.close()
             info.update(valid=False, reason=str(exc), reason_type="simulator")
             return f"Incorrect (simulator). Score: 0. {exc}", 0.0, True, False, info
 
-    def _step(self, parsed, info: dict[str, Any]) -> tuple[str, float, bool, bool, dict]:
+    def _step(self, task: MultiTurnTask, parsed: ParsedAction, info: dict[str, Any]
+              ) -> tuple[str, float, bool, bool, dict]:
         if parsed.calls:
+            assert self._tools is not None, "reset() sets the tools with the task"
             allowed = [t["function"]["name"] for t in self._tools]
             results = [str(self._simulators.request({"op": "call", "name": c.name, "arguments": c.arguments,
                                                      "allowed": allowed}).get("result", ""))[:MAX_RESULT_CHARS]
@@ -262,21 +266,21 @@ class BfclMultiTurnEnv(gym.Env[str, str]):
                     observation = "Tool results:\n" + "\n".join(f"{c.name}: {r}" for c, r in zip(parsed.calls, results))
                 return observation, 0.0, False, False, info
         # A reply without a (well-formed) call ends the turn, as in BFCL.
-        reason, reason_type = self._check_turn()
+        reason, reason_type = self._check_turn(task)
         info.update(valid=reason is None, reason=reason or "", reason_type=reason_type)
         if reason is not None:
             self._done = True
             return f"Incorrect ({reason_type}). Score: 0.", 0.0, True, False, info
         self._turn += 1
         self._turn_calls = self._turn_steps = 0
-        if self._turn == len(self._task.turns):
+        if self._turn == len(task.turns):
             self._done = True
             return "Correct.", 1.0, True, False, info
-        return _render_turn(self._task.turns[self._turn]), 0.0, False, False, info
+        return _render_turn(task.turns[self._turn]), 0.0, False, False, info
 
-    def _check_turn(self) -> tuple[str | None, str]:
+    def _check_turn(self, task: MultiTurnTask) -> tuple[str | None, str]:
         """Run the turn's ground truth and compare, as BFCL's multi-turn checker does."""
-        truth = list(self._task.ground_truth[self._turn])
+        truth = list(task.ground_truth[self._turn])
         truth_results = [str(r) for r in self._simulators.request({"op": "ground_truth", "calls": truth})["results"]]
         if not truth:
             return None, ""

@@ -143,7 +143,8 @@ class ReasoningGymEnv(gym.Env[str, str]):
         self.category = category(task)
         self.observation_space = UnicodeText(MAX_OBSERVATION_CHARS)
         self.action_space = UnicodeText(MAX_ACTION_CHARS)
-        self._dataset = None
+        # A reasoning_gym ProceduralDataset; the package is an optional extra without type information.
+        self._dataset: Any = None
         self._entry: dict[str, Any] | None = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:

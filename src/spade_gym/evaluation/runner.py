@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from spade_gym.agents import Agent, Episode, EpisodeSpec, play_episodes
 from spade_gym.errors import ConfigError, RegistryError, SpadeError
@@ -131,17 +131,29 @@ def _card_skill(env_dir: str) -> str:
 def _rg_skill(env_id: str) -> str:
     from spade_gym.adapters.reasoning_gym import category, task_of
 
-    return f"{REASONING_GYM_SKILL} ({category(task_of(env_id))})"
+    task = task_of(env_id)
+    assert task is not None, f"{env_id} was listed among the reasoning-gym ids"
+    return f"{REASONING_GYM_SKILL} ({category(task)})"
 
 
 def _bfcl_env_info(env_id: str) -> EnvInfo:
     from spade_gym.adapters.bfcl import category_of, num_tasks
 
     category = category_of(env_id)
+    assert category is not None, f"{env_id} was listed among the BFCL ids"
     return EnvInfo(env_id, f"{BFCL_SKILL} ({category})", tasks=num_tasks(category))
 
 
 # ----------------------------------------------------------------------------- agents
+
+_T = TypeVar("_T")
+
+
+def _setting(value: _T | None, option: str, config: "AgentConfig") -> _T:
+    """A setting the agent kind needs; ``AgentConfig`` checks it on creation, this catches later edits."""
+    if value is None:
+        raise ConfigError(f"--agent {config.kind} needs {option}")
+    return value
 
 
 def _oracle(config: "AgentConfig") -> Agent:
@@ -159,15 +171,17 @@ def _random(config: "AgentConfig") -> Agent:
 def _openai(config: "AgentConfig") -> Agent:
     from spade_gym.agents.llm import OpenAIAgent
 
-    return OpenAIAgent(config.base_url, config.model, api_key_env=config.api_key_env,
-                       temperature=config.temperature, max_tokens=config.tokens_per_turn,
+    return OpenAIAgent(_setting(config.base_url, "--base-url", config), _setting(config.model, "--model", config),
+                       api_key_env=config.api_key_env, temperature=config.temperature,
+                       max_tokens=_setting(config.tokens_per_turn, "--max-tokens", config),
                        concurrency=config.concurrency)
 
 
 def _transformers(config: "AgentConfig") -> Agent:
     from spade_gym.agents.llm import TransformersAgent
 
-    return TransformersAgent(config.model, temperature=config.temperature, max_tokens=config.tokens_per_turn,
+    return TransformersAgent(_setting(config.model, "--model", config), temperature=config.temperature,
+                             max_tokens=_setting(config.tokens_per_turn, "--max-tokens", config),
                              batch_size=config.concurrency, seed=config.seed)
 
 
@@ -433,7 +447,7 @@ class Evaluation:
         todo = self.pending(cached)
         if todo:
             own_agent = agent is None
-            player = self.config.build() if own_agent else agent
+            player = agent if agent is not None else self.config.build()
             try:
                 with self.store.open_for_append() as handle:
                     def store(episode: Episode) -> None:

@@ -406,7 +406,8 @@ class TransformersBackend(_ContextManaged):
         except (OSError, ValueError) as exc:
             raise BackendError(
                 f"cannot load a causal LM checkpoint from {model_path}: {exc}") from exc
-        self._model = model.to(self.device).eval()
+        # transformers types ``PreTrainedModel.to`` through a decorator that loses the bound self.
+        self._model = model.to(self.device).eval()  # type: ignore[arg-type]
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self._lock = threading.Lock()
@@ -506,7 +507,9 @@ class TransformersBackend(_ContextManaged):
                     for row, length in zip(output[:, prompt_len:].tolist(), lengths):
                         stop = next((i for i, tok in enumerate(row) if tok in eos_ids), None)
                         generated = row if stop is None else row[:stop]
-                        out.append(Completion(self.tokenizer.decode(generated, skip_special_tokens=True),
+                        text = self.tokenizer.decode(generated, skip_special_tokens=True)
+                        assert isinstance(text, str), "one sequence of ids decodes to one str"
+                        out.append(Completion(text,
                                               prompt_tokens=int(length),
                                               completion_tokens=len(generated) + (stop is not None),
                                               finish_reason="length" if stop is None else "stop"))
@@ -517,8 +520,8 @@ class TransformersBackend(_ContextManaged):
     def _eos_ids(self) -> list[int]:
         """End-of-turn ids: the generation config's (chat models list several), the tokenizer's."""
         configured = getattr(self._model.generation_config, "eos_token_id", None)
-        ids = configured if isinstance(configured, list) else [configured]
-        ids = [i for i in ids if i is not None]
+        candidates: list[Any] = configured if isinstance(configured, list) else [configured]
+        ids: list[int] = [i for i in candidates if i is not None]
         if self.tokenizer.eos_token_id is not None and self.tokenizer.eos_token_id not in ids:
             ids.append(self.tokenizer.eos_token_id)
         if not ids:
