@@ -19,9 +19,9 @@ from spade_gym.generate.backends import (
     OpenAIBackend,
     ReplayBackend,
     TransformersBackend,
-    _parse_retry_after,
     make_backend,
 )
+from spade_gym.generate.backends.openai_compatible import _parse_retry_after
 
 MESSAGES = [{"role": "system", "content": "You design."}, {"role": "user", "content": "Design."}]
 
