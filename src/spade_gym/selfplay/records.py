@@ -1,0 +1,67 @@
+"""What one self-play iteration carries: the run state saved with checkpoints, each design's record,
+and the attributes the rollout's stages share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from spade_gym.registry import Suite, SuiteEntry
+from spade_gym.selfplay.config import SelfPlayConfig
+from spade_gym.selfplay.distributed import Ranks
+
+
+@dataclass
+class RunState:
+    """What the loop carries from one iteration to the next (saved with every checkpoint)."""
+
+    iteration: int = 0
+    #: Ids registered up to this checkpoint: on resume, anything else in the suite was
+    #: registered by an iteration that never reached its checkpoint, and is rolled back.
+    registered: list[str] = field(default_factory=list)
+    #: Recent agent outcomes per environment (all ranks), for learning-potential sampling.
+    outcomes: dict[str, list[float]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"iteration": self.iteration, "registered": list(self.registered), "outcomes": self.outcomes}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RunState":
+        return cls(iteration=int(data["iteration"]), registered=list(data.get("registered", [])),
+                   outcomes={k: [float(x) for x in v] for k, v in data.get("outcomes", {}).items()})
+
+
+@dataclass
+class DesignResult:
+    skill: str
+    multi_turn: bool
+    text: str
+    rank: int = 0
+    index: int = 0
+    valid: bool = False
+    env_id: str | None = None
+    failed_check: str | None = None
+    failure: str | None = None
+    regret: float | None = None
+    win_rate: float | None = None
+    win_rate_hint: float | None = None
+    reward: float = 0.0
+    #: A valid program sampled twice in one batch: the copy shares the original's reward
+    #: (same program, same reward — anything else is noise in GRPO's advantage) but is not
+    #: registered or counted twice.
+    duplicate_of: tuple[int, int] | None = None
+
+
+class RolloutStage:
+    """What every stage of :class:`~spade_gym.selfplay.rollout.SpadeRollout` reads and writes;
+    the rollout sets it up, each stage (design, admission, play) is a base class of it."""
+
+    config: SelfPlayConfig
+    run_dir: Path
+    suite: Suite
+    rejected_dir: Path
+    seed_entries: list[SuiteEntry]
+    state: RunState
+    ranks: Ranks
+    targets: list[tuple[str, bool | None]]
+    env_seconds: float
