@@ -40,8 +40,8 @@ class RemainderRiddleEnv:
         return str(self._answer)
 
     def hint(self):
-        return (f"Walk through the numbers that leave {self._answer % self.moduli[-1]} when divided by "
-                f"{self.moduli[-1]} and keep the one that fits every other remainder.")
+        return ("Start from the largest divisor: walk through the numbers with its remainder, in steps of that "
+                "divisor, and keep the first one that fits every other remainder.")
 
     def step(self, action):
         self.turn += 1

@@ -193,13 +193,17 @@ def test_difficulty_keyword_without_effect_fails():
 
 
 def test_given_hint_is_checked_against_every_seed():
+    answers = []
     with ProgramHandle(GUESS_SOURCE) as handle:
-        handle.reset(seed=SEEDS[2])
-        answer = handle.solution()
+        for seed in SEEDS[2:5]:
+            handle.reset(seed=seed)
+            answers.append(handle.solution())
     config = SMALL.replace(checks=("static", "load", "hint"))
     good = validate_source(GUESS_SOURCE, hint="Halve the remaining range with every guess.", config=config)
     assert good.valid, good.summary()
-    leak = validate_source(GUESS_SOURCE, hint=f"It is {answer}.", config=config)
+    # A fixed hint naming the (short) answers of several seeds gives them away; one such
+    # coincidence among the probe seeds would be tolerated (test_validation_attacks covers that).
+    leak = validate_source(GUESS_SOURCE, hint=f"It is {' or '.join(answers)}.", config=config)
     assert f"contains the solution of seed {SEEDS[2]}" in leak.check("hint").message
     assert "the hint is empty" in validate_source(GUESS_SOURCE, hint="  ", config=config).check("hint").message
     long = validate_source(GUESS_SOURCE, hint="think " * 400, config=config).check("hint").message

@@ -271,3 +271,54 @@ def test_slow_but_legal_steps_cannot_run_past_the_backstop():
     elapsed = time.monotonic() - start
     assert not report.valid and elapsed < 4.0 + 3.5, (elapsed, report.summary())
     assert "time limit" in report.summary() or "too slow" in report.summary()
+
+
+# ----------------------------------------------------------------------------- chance, not evidence
+
+
+def test_level_inversion_needs_more_than_a_lucky_streak():
+    from spade_gym.validation.checks.shortcut import inversion_p_value
+
+    assert inversion_p_value(3, 8, 0, 8) == pytest.approx(0.1)       # 3 of 8 on hard vs 0 of 8: chance
+    assert inversion_p_value(6, 8, 0, 8) == pytest.approx(28 / 8008)  # 6 of 8 vs 0 of 8: an ordering
+    assert inversion_p_value(0, 8, 0, 8) == 1.0
+    assert inversion_p_value(2, 8, 5, 8) > 0.9
+
+
+@given(st.integers(0, 16), st.integers(1, 16), st.integers(0, 16), st.integers(1, 16))
+def test_inversion_p_value_is_a_probability_that_falls_as_hard_wins_more(a, n, b, m):
+    from spade_gym.validation.checks.shortcut import inversion_p_value
+
+    a, b = min(a, n), min(b, m)
+    p = inversion_p_value(a, n, b, m)
+    assert 0.0 <= p <= 1.0 + 1e-12
+    if a < n:
+        assert inversion_p_value(a + 1, n, b, m) <= p + 1e-12
+
+
+def test_a_fixed_hint_may_meet_one_short_answer_by_coincidence_but_not_many_or_a_long_one():
+    from spade_gym.validation.checks.leaks import static_hint_tolerance
+
+    program = '''
+import random
+class WordPickEnv:
+    WORDS = ["be", "to", "of", "in", "at", "on", "by", "up", "ox", "ax", "id", "ok", "go", "do", "so", "we"]
+    def __init__(self, max_turns=1, **kwargs):
+        self.max_turns = max_turns
+        self.answer = "be"
+    def reset(self, seed=None):
+        self.answer = random.Random(seed).choice(self.WORDS)
+        return "Which short word am I thinking of? Answer \\\\boxed{word}.", {}
+    def solution(self):
+        return self.answer
+    def step(self, action):
+        won = action.strip() == "\\\\boxed{" + self.answer + "}"
+        return ("Right." if won else "Wrong."), float(won), True, False, {}
+'''
+    config = SMALL.replace(checks=("static", "load", "hint"))
+    one_word = validate_source(program, hint="Think about what it could be.", config=config)
+    assert one_word.check("hint").passed, one_word.summary()
+    many = validate_source(program, hint="It is be, to, of, in, at, on, by, up, ox, ax, id, ok, go, do, so or we.",
+                           config=config)
+    assert not many.check("hint").passed and "contains the solution" in many.check("hint").message
+    assert static_hint_tolerance(16) == 2 and static_hint_tolerance(4) == 1

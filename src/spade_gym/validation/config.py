@@ -80,6 +80,10 @@ class ValidationConfig:
     #: How much easier (baseline best rate) the hardest level may be than the easiest: two of
     #: the 8 seeds a level plays, so that one lucky win is not read as an ordering.
     level_order_slack: float = 0.25
+    #: Significance the level-order inversion must also reach (one-sided Fisher exact test on the
+    #: best baseline's wins): 3 of 8 on hard against 0 of 8 on easy (p = 0.1) is a lucky streak,
+    #: 6 of 8 against 0 of 8 (p = 0.004) is an ordering.
+    level_order_alpha: float = 0.05
     #: Instances of the program per probe worker: episodes advanced per round trip. Each
     #: instance costs a module execution in the worker, each round trip a few hundred
     #: microseconds: 8 is about where the two balance for validation's episode counts.
@@ -148,7 +152,7 @@ class ValidationConfig:
             if not isinstance(value, int) or value < 0:
                 raise ConfigError(f"{name} must be a non-negative integer, got {value!r}")
         for name in ("max_baseline_win_rate", "min_distinct_tasks", "novelty_threshold", "max_shortcut_win_rate",
-                     "max_same_solution_share", "level_order_slack",
+                     "max_same_solution_share", "level_order_slack", "level_order_alpha",
                      "novelty_combined_threshold"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:

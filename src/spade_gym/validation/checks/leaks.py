@@ -11,11 +11,18 @@ from spade_gym.validation.messages import Problem, excerpt, format_problems
 
 #: Shortest normalised solution an info value is searched for (shorter ones are compared whole).
 INFO_SUBSTRING_CHARS = 3
+#: Longest normalised solution a fixed hint may contain by coincidence ("be", "3", "no").
+COINCIDENCE_CHARS = 3
 
 
 def _spelling(text: str, solution: str) -> str:
     plain = solution.strip()
     return "verbatim" if plain and plain.lower() in text.lower() else f"as {excerpt(normalise(text)[:80], 80)} once normalised"
+
+
+def static_hint_tolerance(seeds: int) -> int:
+    """Seeds whose short answer a fixed hint may name by coincidence: one in eight, at least one."""
+    return max(1, seeds // 8)
 
 
 @check("hint", order=100)
@@ -32,7 +39,7 @@ def check_hint(ctx: Context) -> Outcome:
     if ctx.hint is None and not has_method:
         return Outcome(True, "no hint given and no hint() method: nothing to check", {"hint": None})
 
-    def inspect(text: Any, where: str, solutions: list[tuple[int, str | None]]) -> None:
+    def inspect(text: Any, where: str, solutions: list[tuple[int, str | None]], *, tolerated: int = 0) -> None:
         if not isinstance(text, str):
             problems.append(Problem("type", where, f"the hint must be text, got {type(text).__name__}"))
             return
@@ -41,15 +48,21 @@ def check_hint(ctx: Context) -> Outcome:
             return
         if len(text) > limit:
             problems.append(Problem("long", where, f"the hint is {len(text)} characters long; the limit is {limit}"))
-        for seed, solution in solutions:
-            if solution and leaks(text, solution):
-                problems.append(Problem("leak", where, (
-                    f"the hint {excerpt(text, 120)} contains the solution of seed {seed} ({excerpt(solution)}) "
-                    f"{_spelling(text, solution)}; a hint must point to the approach, never give the answer")))
-                break
+        leaked = [(seed, solution) for seed, solution in solutions if solution and leaks(text, solution)]
+        # Only short answers can meet a text by coincidence; a long one named even once is a leak.
+        if len(leaked) > tolerated or any(len(normalise(solution)) > COINCIDENCE_CHARS for _, solution in leaked):
+            seed, solution = leaked[0]
+            problems.append(Problem("leak", where, (
+                f"the hint {excerpt(text, 120)} contains the solution of seed {seed} ({excerpt(solution)}) "
+                f"{_spelling(text, solution)}; a hint must point to the approach, never give the answer")))
 
     if ctx.hint is not None:
-        inspect(ctx.hint, "the given hint", [(e.seed, e.solution0) for e in ctx.reset_episodes])
+        # One text for every episode carries no information about which task this is: it gives
+        # answers away only where it names the answer of many tasks. A short answer ("BE", "3")
+        # turning up once as an ordinary word among the fresh probe seeds is a coincidence.
+        episodes = ctx.reset_episodes
+        inspect(ctx.hint, "the given hint", [(e.seed, e.solution0) for e in episodes],
+                tolerated=static_hint_tolerance(len(episodes)))
     for seed, text, solution in program_hints:
         inspect(text, f"hint() for seed {seed}", [(seed, solution)])
     if has_method and not program_hints:
