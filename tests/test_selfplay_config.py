@@ -81,3 +81,14 @@ def test_kind_chooses_the_skills():
     assert [skill_by_name(s).kind for s in mix[:4]] == ["game", "tool-use", "game", "tool-use"]
     with pytest.raises(ConfigError, match="not tool-use ones"):
         apply_overrides(load_preset("cpu-test"), ["kind=tool-use", "skills=Logical Deduction"])
+
+
+def test_tool_use_gpu_presets_design_tool_use_environments():
+    from spade_gym.generate.prompts import skill_by_name
+
+    for size in ("4b", "8b"):
+        tools, games = load_preset(f"qwen3-{size}-tools"), load_preset(f"qwen3-{size}")
+        assert tools.kind == "tool-use" and tools.preset == f"qwen3-{size}-tools"
+        assert {skill_by_name(s).kind for s in tools.skill_names()} == {"tool-use"}
+        # everything but the kind is the game recipe
+        assert (tools.model, tools.temperature, tools.grpo) == (games.model, games.temperature, games.grpo)

@@ -317,11 +317,21 @@ def _qwen3(size: str) -> SelfPlayConfig:
     )
 
 
+def _qwen3_tools(size: str) -> SelfPlayConfig:
+    """The GPU recipe designing tool-use environments (SPADE's second setting)."""
+    config = _qwen3(size)
+    config.preset = f"qwen3-{size}-tools"
+    config.kind = "tool-use"
+    return config
+
+
 PRESETS = {
     "cpu-tiny": _cpu_tiny,
     "cpu-test": _cpu_test,
     "qwen3-4b": lambda: _qwen3("4b"),
     "qwen3-8b": lambda: _qwen3("8b"),
+    "qwen3-4b-tools": lambda: _qwen3_tools("4b"),
+    "qwen3-8b-tools": lambda: _qwen3_tools("8b"),
 }
 
 
