@@ -135,3 +135,24 @@ def test_resume_refuses_config_changes(run):
 def test_resume_needs_a_run(tmp_path):
     result = CliRunner().invoke(main, ["selfplay", "--output", str(tmp_path / "nothing"), "--resume"])
     assert result.exit_code == 1 and "nothing to resume" in result.output
+
+
+def test_cpu_test_preset_runs_a_tool_use_iteration(tmp_path):
+    """kind=tool-use: every design target is a tool-use skill, and the iteration trains end to end
+    (the tiny model's designs are rejected, and kept with reports naming their tool-use skill)."""
+    from spade_gym.generate.prompts import skill_by_name
+
+    run_dir = tmp_path / "tools"
+    result = CliRunner().invoke(main, ["selfplay", "--preset", "cpu-test", "--set", "kind=tool-use", "--set",
+                                       "designer_targets=rotate", "--output", str(run_dir), "--iterations", "1",
+                                       "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["iterations"] == 1 and summary["designed"] == 4
+    reports = [json.loads(p.read_text()) for p in (run_dir / "rejected").glob("*.report.json")]
+    assert len(reports) == summary["designed"] - summary["valid"]
+    skills = {r["skill"] for r in reports} | {Suite(run_dir / "suite").entries()[i].card.skill
+                                              for i in range(len(summary["registered"]))}
+    assert skills and {skill_by_name(s).kind for s in skills} == {"tool-use"}, skills
+    row = json.loads((run_dir / "metrics.jsonl").read_text().splitlines()[0])
+    assert row["tokens_designer"] > 0 and isinstance(row["train_loss"], float)
