@@ -23,7 +23,7 @@ from spade_gym.adapters.bfcl_checker import check, check_value, standardize
 from spade_gym.toolcalls import ToolCall, format_answer, format_calls, solution_actions
 
 HAS_DATA = importlib.util.find_spec("bfcl_eval") is not None
-needs_data = pytest.mark.skipif(not HAS_DATA, reason="needs the bfcl-eval package (pip install 'spade-gym[bfcl]')")
+needs_data = pytest.mark.skipif(not HAS_DATA, reason="needs the bfcl-eval package (pip install --no-deps bfcl-eval)")
 
 WEATHER = {"name": "weather.get", "description": "Weather for a city.", "parameters": {
     "type": "dict", "required": ["city"],

@@ -13,7 +13,7 @@ from spade_gym.adapters import bfcl
 from spade_gym.toolcalls import ToolCall, solution_actions
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("bfcl_eval") is None,
-                                reason="needs the bfcl-eval package (pip install 'spade-gym[bfcl]')")
+                                reason="needs the bfcl-eval package (pip install --no-deps bfcl-eval)")
 ID = "spade/bfcl-multi_turn_base-v0"
 
 

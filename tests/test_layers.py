@@ -14,9 +14,9 @@ from pathlib import Path
 from conftest import ROOT
 
 PACKAGE = ROOT / "src" / "spade_gym"
-#: Bottom to top. Shared leaf modules (errors, display, toolcalls, contract) are the floor.
+#: Bottom to top. Shared leaf modules (errors, display, toolcalls, syntax, contract) are the floor.
 LAYERS = [
-    {"errors", "display", "toolcalls", "contract"},
+    {"errors", "display", "toolcalls", "syntax", "contract"},
     {"sandbox"},
     {"env"},
     {"registry"},
@@ -51,12 +51,15 @@ def _imports(path: Path, module: str):
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            yield node.lineno, target
-            # `from spade_gym import registry` names a subpackage, not the root
-            if target == "spade_gym":
-                for alias in node.names:
-                    if (PACKAGE / alias.name).is_dir() or (PACKAGE / f"{alias.name}.py").exists():
-                        yield node.lineno, f"spade_gym.{alias.name}"
+            if target != "spade_gym":
+                yield node.lineno, target
+                continue
+            # `from spade_gym import registry` names a submodule; any other name is the root's
+            for alias in node.names:
+                if (PACKAGE / alias.name).is_dir() or (PACKAGE / f"{alias.name}.py").exists():
+                    yield node.lineno, f"spade_gym.{alias.name}"
+                else:
+                    yield node.lineno, target
 
 
 def test_every_module_belongs_to_a_layer():

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 
+from spade_gym import syntax
+
 
 #: Suffix that marks the environment class (the SPADE reference loader's rule).
 ENV_CLASS_SUFFIX = "Env"
@@ -172,7 +174,7 @@ def program_kind(source: str) -> str:
     alias is treated as a game, and must then pass the game checks.
     """
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError, TypeError):
         return GAME_KIND
     env = environment_class(tree)

@@ -23,7 +23,7 @@ driver and agents as the generated suite.
   (:mod:`spade_gym.adapters.bfcl_checker`), else 0.0.
 * ``spade_gym.privileged(env).solution()`` is one of BFCL's possible answers, as text.
 
-``bfcl-eval`` is an optional extra (``pip install 'spade-gym[bfcl]'``). The single-turn
+``bfcl-eval`` is optional (``pip install --no-deps bfcl-eval``; see the ``bfcl`` extra). The single-turn
 categories only read its data files and never import its code, so ``pip install --no-deps
 bfcl-eval`` is enough for them (``multi_turn_base`` also runs its simulators, which need
 ``mpmath``). Nothing is read until an environment is made. The data is trusted (it ships
@@ -127,7 +127,7 @@ def data_dir() -> Path:
     if not locations:
         raise BfclUnavailable(
             "BFCL environments need the bfcl-eval package (BFCL's data); install it with "
-            "pip install 'spade-gym[bfcl]' (or: pip install --no-deps bfcl-eval)"
+            "pip install 'spade-gym[bfcl]' && pip install --no-deps bfcl-eval==2026.3.23"
         )
     return Path(locations[0]) / "data"
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from RestrictedPython.transformer import RestrictingNodeTransformer, copy_locations
 
+from spade_gym import syntax
 from spade_gym.contract import ALLOWED_MODULES
 from spade_gym.errors import PolicyViolation
 from spade_gym.sandbox.names import (  # noqa: F401 - part of this module's interface
@@ -396,7 +397,7 @@ def compile_program(source: str) -> CompiledProgram:
     if "\x00" in source:
         raise PolicyViolation("program source contains a NUL character")
     try:
-        tree = ast.parse(source, PROGRAM_FILENAME, "exec")
+        tree = syntax.parse(source, PROGRAM_FILENAME, "exec")
     except SyntaxError as exc:
         text = (exc.text or "").strip()
         where = f" at: {text!r}" if text else ""
@@ -417,7 +418,7 @@ def compile_program(source: str) -> CompiledProgram:
         first = _first_line(errors)
         raise PolicyViolation("\n".join(sorted(set(errors), key=_line_key)), lineno=first)
     try:
-        code = compile(tree, PROGRAM_FILENAME, "exec", dont_inherit=True)
+        code = syntax.compile_tree(tree, PROGRAM_FILENAME)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         lineno = getattr(exc, "lineno", None)
         raise PolicyViolation(f"Line {lineno}: {type(exc).__name__}: {exc}", lineno=lineno) from None

@@ -22,10 +22,10 @@ The behaviour follows the SPADE reference's base class step for step (see
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import Any
 
+from spade_gym import syntax
 from spade_gym.contract import TOOL_USE_BASE_CLASS, TOOL_USE_BASE_MODULE
 from spade_gym.errors import PolicyViolation
 from spade_gym.sandbox.policy import GUARD_NAMES, SpadePolicy
@@ -172,12 +172,12 @@ def base_code():
     """The base class compiled under the sandbox policy (once per process; code is immutable)."""
     global _base_code
     if _base_code is None:
-        tree = ast.parse(BASE_SOURCE, BASE_FILENAME, "exec")
+        tree = syntax.parse(BASE_SOURCE, BASE_FILENAME, "exec")
         errors: list[str] = []
         SpadePolicy(errors, [], {}).visit(tree)
         if errors:  # a policy change that rejects the base class must fail loudly, not run it
             raise PolicyViolation("the tool-use base class does not pass the sandbox policy:\n" + "\n".join(errors))
-        _base_code = compile(tree, BASE_FILENAME, "exec", dont_inherit=True)
+        _base_code = syntax.compile_tree(tree, BASE_FILENAME)
     return _base_code
 
 

@@ -23,10 +23,10 @@ import threading
 from collections import Counter
 from dataclasses import dataclass
 
-#: Held while building or converting ASTs on the host: CPython 3.11 keeps the AST
-#: converter's recursion depth in interpreter-wide state, so two threads parsing at once
-#: (``validate_many``) can fail with "AST constructor recursion depth mismatch".
-AST_LOCK = threading.RLock()
+from spade_gym import syntax
+
+#: The host's one AST lock (see :mod:`spade_gym.syntax`), also held while a tree is normalised.
+AST_LOCK = syntax.AST_LOCK
 
 #: Length of the node-type n-grams the similarity compares.
 NGRAM = 4
@@ -132,7 +132,7 @@ def _preorder(node: ast.AST, out: list[str]) -> None:
 def fingerprint(source: str) -> Fingerprint:
     """The fingerprint of a program; raises ``SyntaxError``/``ValueError`` if it does not parse."""
     with AST_LOCK:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
         _strip_docstrings(tree)
         tree = _Normalizer().visit(tree)
         exact = hashlib.sha256(ast.dump(tree, annotate_fields=False).encode("utf-8")).hexdigest()

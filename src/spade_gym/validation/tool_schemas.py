@@ -12,6 +12,7 @@ import ast
 import random
 from typing import Any
 
+from spade_gym import syntax
 from spade_gym import toolcalls
 from spade_gym.contract import TOOL_METHOD_PREFIX, environment_class
 from spade_gym.validation.messages import excerpt
@@ -100,7 +101,7 @@ def parameters_problems(name: str, parameters: Any) -> list[str]:
 def tool_methods(source: str) -> tuple[ast.ClassDef | None, dict[str, ast.FunctionDef]]:
     """The environment class and the ``tool_*`` methods it has (its own first, then those it
     inherits from classes the program defines, in method-resolution order)."""
-    tree = ast.parse(source)
+    tree = syntax.parse(source)
     env = environment_class(tree)
     if env is None:
         return None, {}

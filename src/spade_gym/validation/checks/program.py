@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from spade_gym import syntax
 from spade_gym.contract import (
     BASE_CLASS_NAMES,
     DEFAULT_MAX_TURNS,
@@ -104,7 +105,7 @@ def _check_static(ctx: Context) -> Outcome:
     except PolicyViolation as exc:
         return Outcome(False, f"the program does not compile under the sandbox policy:\n{exc.message}",
                        {"lineno": exc.lineno})
-    tree = ast.parse(source)
+    tree = syntax.parse(source)
     classes = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, ast.ClassDef)}
     env_classes = [c for name, c in classes.items() if name.endswith(ENV_CLASS_SUFFIX) and name not in BASE_CLASS_NAMES]
     bases_used = {b.id for c in env_classes for b in c.bases if isinstance(b, ast.Name)}
