@@ -331,5 +331,6 @@ def _require_training_extra() -> None:
         import transformers  # noqa: F401
         import trl  # noqa: F401
     except ImportError as exc:
-        raise ConfigError("self-play needs the training extra: pip install 'spade-gym[train]' "
-                          f"(missing: {exc.name})") from None
+        # a broken install (e.g. pyarrow built for another numpy) raises ImportError with no name
+        what = f"missing: {exc.name}" if exc.name else f"import failed: {exc}"
+        raise ConfigError(f"self-play needs the training extra: pip install 'spade-gym[train]' ({what})") from None
