@@ -107,7 +107,7 @@ EXPECTED = {
     "info_leak": ["info carries the answer", "reset() info holds", "debug_target"],
     "gymnasium": ["check_env failed: Environment truncates after 1 step", "terminated=True"],
     "novelty": ["a copy of spade/NumberHunt-v0", "the same code up to names, strings, comments and docstrings"],
-    "cost": ["reset() takes", "the budget is 50 ms"],
+    "cost": ["reset() takes", "the budget is 10 ms"],
 }
 #: Checks a broken program may fail besides its own, because its fault implies theirs
 #: (a constant task has a constant answer, which the shortcut zoo's prior then wins).
@@ -123,8 +123,9 @@ ALSO_FAILS = {
 def test_broken_program_fails_exactly_its_check(check, guess_suite):
     config = SMALL
     if check == "cost":
-        # The slow program costs ~0.1 s per reset: time only what the cost check needs.
-        config = SMALL.replace(checks=("static", "load", "cost"), seeds=2)
+        # The slow program costs 40-150 ms per reset depending on the machine and its load: time
+        # only what the cost check needs, against a budget that every such machine overruns.
+        config = SMALL.replace(checks=("static", "load", "cost"), seeds=2, cost_budget_ms=10.0)
     report = validate_source(broken(check), suite=guess_suite if check == "novelty" else None, config=config)
     assert not report.valid
     failed = [c.name for c in report.failures]

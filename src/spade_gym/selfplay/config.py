@@ -260,8 +260,11 @@ def _cpu_tiny() -> SelfPlayConfig:
 def _cpu_test() -> SelfPlayConfig:
     config = _cpu_tiny()
     config.preset = "cpu-test"
+    # The designer part must reproduce its one program reliably, not just about (a loss near 0.08
+    # leaves the tiny model one token-slip from garbled code), so it trains to cpu-tiny's target.
     config.warmstart = WarmStartConfig(designer_source="demo", designer_programs=1, agent_examples=8, epochs=8,
-                                       learning_rate=3e-3, batch_size=8, max_tokens=768)
+                                       learning_rate=3e-3, batch_size=8, max_tokens=768, target_loss=0.03,
+                                       designer_steps_per_program=250)
     config.max_program_tokens = 320
     config.iterations = 2
     config.num_generations = 4
