@@ -15,7 +15,10 @@ from spade_gym.integrations.trl import (
 
 @pytest.fixture(scope="module")
 def game_id(tmp_path_factory):
-    """A one-turn game whose solution() is the winning action."""
+    """A one-turn game whose solution() is the winning action (registered for this module only:
+    self-play's novelty check reads every registered suite, and the self-play tests expect this
+    demo program to be new)."""
+    import gymnasium as gym
     from conftest import build_suite
 
     from spade_gym.registry import register_suite
@@ -24,7 +27,8 @@ def game_id(tmp_path_factory):
     path = tmp_path_factory.mktemp("suite")
     (entry,) = build_suite(path, {"mod_sum": DEMO_DESIGNS[0].source})
     register_suite(path)
-    return entry.id
+    yield entry.id
+    del gym.registry[entry.id]
 
 
 def test_a_game_is_one_tool_and_the_oracle_earns_reward_one(game_id):
