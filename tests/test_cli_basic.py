@@ -42,6 +42,23 @@ def test_list_json_and_markdown(runner, benign_suite, tmp_path):
     assert runner.invoke(main, ["list", "--suite", str(suite_dir), "--skill", "Optimization", "--json"]).output.strip() == "[]"
 
 
+def test_list_and_show_carry_the_mechanic_family(runner, tmp_path):
+    from conftest import GUESS_SOURCE, build_suite
+    from spade_gym.registry import Suite
+
+    suite_dir = tmp_path / "s"
+    (entry,) = build_suite(suite_dir, {"guess": GUESS_SOURCE})
+    unlabelled = runner.invoke(main, ["list", "--suite", str(suite_dir), "--markdown"]).output
+    assert "| game | (unlabelled) | 1 | NumberHunt-v0 |" in unlabelled
+    Suite(suite_dir).update_card(entry, mechanic="numeric search with higher/lower feedback")
+    rows = json.loads(runner.invoke(main, ["list", "--suite", str(suite_dir), "--json"]).output)
+    assert rows[0]["mechanic"] == "numeric search with higher/lower feedback"
+    md = runner.invoke(main, ["list", "--suite", str(suite_dir), "--markdown"]).output
+    assert "| game | numeric search with higher/lower feedback | 1 | NumberHunt-v0 |" in md
+    shown = runner.invoke(main, ["show", str(suite_dir / entry.directory.name), "--no-source"]).output
+    assert "mechanic: numeric search with higher/lower feedback" in shown
+
+
 def test_show(runner, benign_suite):
     result = runner.invoke(main, ["show", benign_suite["NumberHunt"], "--json"])
     data = json.loads(result.output)

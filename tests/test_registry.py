@@ -32,6 +32,23 @@ def test_card_roundtrip(tmp_path):
     assert data["schema_version"] == 1 and data["id"] == "spade/Guess-v0"
 
 
+def test_mechanic_round_trips_and_older_cards_without_it_still_load(tmp_path):
+    card = card_for(GUESS_SOURCE, mechanic="numeric search with higher/lower feedback")
+    path = tmp_path / "card.json"
+    path.write_text(card.dumps())
+    assert Card.load(path) == card and json.loads(path.read_text())["mechanic"] == card.mechanic
+    old = card_for(GUESS_SOURCE).to_dict()
+    del old["mechanic"]
+    assert Card.from_dict(old).mechanic is None
+
+
+@pytest.mark.parametrize("mechanic", ["", "  padded", "two\nlines", "double  space", 7, ["a"], "x" * 81])
+def test_malformed_mechanic_is_refused(mechanic):
+    data = {**card_for(GUESS_SOURCE).to_dict(), "mechanic": mechanic}
+    with pytest.raises(RegistryError, match="mechanic must be null or a one-line string"):
+        Card.from_dict(data)
+
+
 @pytest.mark.parametrize("mutation, message", [
     ({"sha256": "xyz"}, "sha256"),
     ({"max_turns": 0}, "max_turns"),

@@ -82,7 +82,7 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_
                                                                                       max_size=4),
                     max_leaves=20)
 FIELDS = ["name", "version", "skill", "description", "hint", "max_turns", "sha256", "multi_turn", "class_name",
-          "difficulty_levels", "provenance", "validation", "stats", "kind", "schema_version", "id"]
+          "difficulty_levels", "provenance", "validation", "stats", "kind", "mechanic", "schema_version", "id"]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

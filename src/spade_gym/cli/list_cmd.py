@@ -34,7 +34,8 @@ def collect(suite: str | None, skill: str | None, kind: str | None = None) -> li
         if not (_matches(card.skill, skill) and _matches(card.kind, kind)):
             continue
         rows.append({
-            "id": card.id, "kind": card.kind, "skill": card.skill, "multi_turn": card.multi_turn,
+            "id": card.id, "kind": card.kind, "skill": card.skill, "mechanic": card.mechanic,
+            "multi_turn": card.multi_turn,
             "max_turns": card.max_turns,
             "description": card.description, "difficulty_levels": card.difficulty_levels,
             "valid": card.validation.get("valid"), "directory": str(entry.directory),
@@ -50,6 +51,19 @@ def markdown_table(rows: list[dict]) -> str:
         lines.append(f"| `{row['id']}` | {row['kind']} | {skill} | {'yes' if row['multi_turn'] else 'no'} "
                      f"| {description} |")
     return "\n".join(lines) + "\n"
+
+
+def mechanic_counts(rows: list[dict]) -> list[str]:
+    """Markdown lines: how many environments of each kind share each mechanic family, and which."""
+    families: dict[tuple[str, str], list[str]] = {}
+    for row in rows:
+        key = (row["kind"], row.get("mechanic") or "(unlabelled)")
+        families.setdefault(key, []).append(row["id"].split("/", 1)[-1])
+    lines = ["| kind | mechanic | environments | members |", "|---|---|---|---|"]
+    for (kind, mechanic), members in sorted(families.items()):
+        shown = mechanic.replace("|", "\\|")
+        lines.append(f"| {kind} | {shown} | {len(members)} | {', '.join(members)} |")
+    return lines
 
 
 def markdown_document(rows: list[dict], command: str) -> str:
@@ -69,6 +83,10 @@ def markdown_document(rows: list[dict], command: str) -> str:
         "| skill | environments |",
         "|---|---|",
         *[f"| {skill} | {count} |" for skill, count in sorted(skills.items())],
+        "",
+        "Mechanic families (same interaction loop, feedback and solving method; a re-skin is the same family):",
+        "",
+        *mechanic_counts(rows),
         "",
         markdown_table(rows).rstrip(),
         "",

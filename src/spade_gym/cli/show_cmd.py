@@ -37,6 +37,7 @@ def command(env_id, suite, as_json, no_source):
         f"[bold]{one_line(card.id)}[/bold]  ({one_line(card.skill)}, {card.kind}, "
         f"{'multi-turn' if card.multi_turn else 'single-turn'}, max {card.max_turns} turns)",
         safe_markup(card.description),
+        f"mechanic: {one_line(card.mechanic or '-')}",
         f"hint: {safe_markup(card.hint or '-')}",
         f"difficulty levels: {one_line(', '.join(card.difficulty_levels) or '-')}",
         f"sha256: {card.sha256}",

@@ -34,6 +34,8 @@ MAX_VERSION = 999_999
 #: reader (every ``import spade_gym``) time, memory or a ``RecursionError``.
 MAX_CARD_BYTES = 256 * 1024
 MAX_CARD_DEPTH = 32
+#: Longest mechanic family name: a short label that tables and counts group by.
+MAX_MECHANIC_CHARS = 80
 #: The kinds of environment a card can describe (the contract defines them).
 CARD_KINDS = KINDS
 
@@ -96,6 +98,9 @@ class Card:
     multi_turn: bool = False
     #: ``"game"`` or ``"tool-use"`` (a program subclassing ``ToolUseBaseEnv``); older cards are games.
     kind: str = GAME_KIND
+    #: The mechanic family: what the player does and what ``step()`` answers (e.g. "budgeted
+    #: shortest plan"); a re-skin shares its original's family. Optional; older cards have none.
+    mechanic: str | None = None
     class_name: str | None = None
     difficulty_levels: list[str] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
@@ -159,6 +164,11 @@ class Card:
         for name in ("hint", "class_name"):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
                 problems.append(f"{name} must be a string or null")
+        if self.mechanic is not None and not (
+                isinstance(self.mechanic, str) and self.mechanic == " ".join(self.mechanic.split())
+                and 0 < len(self.mechanic) <= MAX_MECHANIC_CHARS):
+            problems.append(f"mechanic must be null or a one-line string of 1 to {MAX_MECHANIC_CHARS} characters "
+                            "without leading, trailing or repeated spaces")
         if not isinstance(self.multi_turn, bool):
             problems.append("multi_turn must be true or false")
         if not isinstance(self.difficulty_levels, list) or not all(isinstance(x, str) for x in self.difficulty_levels):
