@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from spade_gym.cli import main
 from spade_gym.errors import ConfigError
-from spade_gym.selfplay.config import apply_overrides, load_preset
+from spade_gym.selfplay.overrides import apply_overrides
+from spade_gym.selfplay.presets import load_preset
 
 REFUSED = {
     "iterations=abc": "expected a whole number",

@@ -161,7 +161,7 @@ def test_vllm_needs_sampling_at_the_loss_temperature():
 
 
 def test_gpu_presets_take_the_vllm_path_at_the_loss_temperature():
-    from spade_gym.selfplay.config import load_preset
+    from spade_gym.selfplay.presets import load_preset
 
     for name in ("qwen3-4b", "qwen3-8b"):
         config = load_preset(name)

@@ -9,7 +9,8 @@ import click
 from spade_gym.cli.app import handle_errors
 from spade_gym.cli.common import echo_json
 from spade_gym.errors import ConfigError
-from spade_gym.selfplay.config import PRESETS, apply_overrides, load_preset
+from spade_gym.selfplay.overrides import apply_overrides
+from spade_gym.selfplay.presets import PRESETS, load_preset
 
 
 @click.command("selfplay")

@@ -5,7 +5,9 @@
     summary = resume_selfplay("runs/demo", iterations=6)
 """
 
-from spade_gym.selfplay.config import PRESETS, SelfPlayConfig, apply_overrides, load_preset
+from spade_gym.selfplay.config import SelfPlayConfig
+from spade_gym.selfplay.overrides import apply_overrides
+from spade_gym.selfplay.presets import PRESETS, load_preset
 from spade_gym.selfplay.rewards import RewardConfig, designer_reward, episode_outcome, paired_regret, plateau
 
 
