@@ -47,13 +47,43 @@ RANDOM_WIN_LIMIT = 0.10
 SCRIPT_ACTION = re.compile(r"<tool_call>.*?</tool_call>|<answer>.*?</answer>", re.DOTALL)
 
 
+#: The suite's breadth promise: games, games per skill, distinct mechanic families among the games,
+#: and games per family (a family is one interaction loop, feedback type and solving method; a
+#: re-skin of a game is in its family, so a crowded family is breadth on paper only).
+MIN_GAMES = 90
+MIN_GAMES_PER_SKILL = 8
+MIN_GAME_MECHANICS = 20
+MAX_GAMES_PER_MECHANIC = 3
+#: Families still over the cap, with the members allowed until their surplus is retired (retiring
+#: them first would drop the suite below MIN_GAMES / MIN_GAMES_PER_SKILL). Must end up empty.
+OVER_CAP_UNTIL_RETIRED = {
+    "budgeted shortest plan": 9,
+    "exact optimum value of a small combinatorial problem": 4,
+    "optimal plan checked for feasibility then optimality": 5,
+}
+
+
 def test_suite_size_skills_and_multi_turn_share():
-    assert len(GAMES) >= 72
+    assert len(GAMES) >= MIN_GAMES
     skills = Counter(e.card.skill for e in GAMES)
     for skill in SKILLS:
-        assert skills[skill] >= 8, f"{skill}: {skills[skill]} environments"
+        assert skills[skill] >= MIN_GAMES_PER_SKILL, f"{skill}: {skills[skill]} environments"
     multi_turn = sum(e.card.multi_turn for e in GAMES)
     assert multi_turn / len(GAMES) >= 0.40
+
+
+def test_game_mechanics_are_many_and_no_family_is_crowded():
+    families: dict[str, list[str]] = {}
+    for entry in GAMES:
+        families.setdefault(entry.card.mechanic, []).append(entry.card.name)
+    assert None not in families, f"games without a mechanic family: {families.get(None)}"
+    assert len(families) >= MIN_GAME_MECHANICS, f"{len(families)} mechanic families: {sorted(families)}"
+    crowded = {mechanic: sorted(names) for mechanic, names in families.items()
+               if len(names) > OVER_CAP_UNTIL_RETIRED.get(mechanic, MAX_GAMES_PER_MECHANIC)}
+    assert not crowded, f"more than {MAX_GAMES_PER_MECHANIC} games in one family: {crowded}"
+    # Tool-use environments have families of their own: a game never shares one with them.
+    tool_families = {entry.card.mechanic for entry in TOOL_USE}
+    assert None not in tool_families and not tool_families & set(families), tool_families & set(families)
 
 
 def test_tool_use_suite_size_and_skills():
@@ -80,6 +110,7 @@ def test_card_is_complete_and_honest(entry):
     assert card.validation.get("valid") is True
     assert card.provenance.get("designer") and card.provenance.get("prompt_version")
     assert card.description and card.class_name
+    assert card.mechanic, "every bundled card names its mechanic family (see tests' MAX_GAMES_PER_MECHANIC)"
 
 
 def test_no_two_environments_are_the_same_game():
