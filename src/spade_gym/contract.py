@@ -78,6 +78,9 @@ INJECTED_NAMES = {
 
 #: Default number of turns when neither the program nor the card says otherwise.
 DEFAULT_MAX_TURNS = 10
+#: Longest action (characters) an environment forwards to a program and an agent sends;
+#: longer text is cut. Programs must survive actions this long (the validator fuzzes with them).
+MAX_ACTION_CHARS = 100_000
 #: Reward a winning episode ends with (the reference convention).
 WIN_REWARD = 1.0
 #: Every reward lies in this closed range (the host clamps what a worker reports).

@@ -23,6 +23,7 @@ from typing import Any
 import gymnasium as gym
 
 from spade_gym.agents.base import extract_boxed
+from spade_gym.contract import MAX_ACTION_CHARS
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.env.wrappers import with_hint
 from spade_gym.errors import ConfigError, RegistryError
@@ -38,8 +39,6 @@ ANSWER_INSTRUCTION = "Give your final answer inside \\boxed{}."
 NOT_TASKS = frozenset({"composite"})
 #: Longest question accepted (characters); the largest stock tasks (codeio) stay far below.
 MAX_OBSERVATION_CHARS = 200_000
-#: Longest action accepted (characters); longer answers are cut, as in SpadeEnv.
-MAX_ACTION_CHARS = 100_000
 
 
 class ReasoningGymUnavailable(ConfigError):

@@ -12,13 +12,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from spade_gym.contract import MAX_ACTION_CHARS
+
 #: First user message of every episode.
 FIRST_TURN_TEMPLATE = (
     "You are playing a text game. Read the observation, reason step by step, and give your "
     "action (your answer or your command) inside \\boxed{{}}.\n\nObservation:\n{observation}"
 )
-#: Longest action text forwarded to an environment (characters).
-MAX_ACTION_CHARS = 4_000
 _THINK_END = re.compile(r"</think>", re.IGNORECASE)
 _SIMPLE_BOX = re.compile(r"\\boxed\{([^{}]*)\}")
 

@@ -27,7 +27,8 @@ import re
 from dataclasses import dataclass
 
 from spade_gym import toolcalls
-from spade_gym.agents.base import MAX_ACTION_CHARS, AgentReply
+from spade_gym.agents.base import AgentReply
+from spade_gym.contract import MAX_ACTION_CHARS
 
 _THINK_END = re.compile(r"</think>", re.IGNORECASE)
 

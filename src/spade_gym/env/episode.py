@@ -16,11 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from spade_gym.contract import DEFAULT_MAX_TURNS
+from spade_gym.contract import DEFAULT_MAX_TURNS, MAX_ACTION_CHARS
 from spade_gym.errors import SandboxError
 
-#: Largest action the env forwards to a program (characters); longer text is cut.
-MAX_ACTION_CHARS = 100_000
 #: Extra turns past ``max_turns`` before spade-gym truncates an episode itself.
 TURN_SLACK = 2
 #: ``info["truncated_by"]`` when the turn limit (not the program) ended the episode.

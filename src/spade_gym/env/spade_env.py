@@ -27,9 +27,9 @@ from typing import Any
 
 import gymnasium as gym
 
-from spade_gym.contract import TOOL_USE_KIND, program_kind
+from spade_gym.contract import MAX_ACTION_CHARS, TOOL_USE_KIND, program_kind
 from spade_gym.env import episode
-from spade_gym.env.episode import ERROR_OBSERVATION, MAX_ACTION_CHARS, TURN_SLACK  # noqa: F401 - public names
+from spade_gym.env.episode import ERROR_OBSERVATION, TURN_SLACK  # noqa: F401 - public names
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.errors import SandboxError, SpadeError
 

@@ -22,9 +22,9 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from spade_gym.contract import TOOL_USE_KIND, program_kind
+from spade_gym.contract import MAX_ACTION_CHARS, TOOL_USE_KIND, program_kind
 from spade_gym.env import episode
-from spade_gym.env.episode import ERROR_OBSERVATION, MAX_ACTION_CHARS
+from spade_gym.env.episode import ERROR_OBSERVATION
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.errors import ConfigError, SandboxError
 
