@@ -34,60 +34,38 @@ built by :mod:`spade_gym.adapters.bfcl_multi_turn`. Not covered: ``simple_java``
 ``simple_javascript`` (their arguments are Java and JavaScript literals, checked by BFCL's
 language-specific converters), the other multi-turn categories, and the memory,
 web-search and format-sensitivity categories (see docs/bfcl.md).
+
+Reading the data files is :mod:`~spade_gym.adapters.bfcl_data`; the schemas, observation
+and possible answers an agent is judged against are :mod:`~spade_gym.adapters.bfcl_answers`.
 """
 
 from __future__ import annotations
 
 import copy
-import importlib.metadata
-import importlib.util
-import json
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
-from spade_gym.adapters.bfcl_checker import OPTIONAL, Verdict, api_name, check
-from spade_gym.contract import TOOL_USE_KIND
+from spade_gym.adapters.bfcl_answers import (  # re-exported: see __all__
+    JSON_SCHEMA_TYPES, PROTOCOL_INSTRUCTION, reference_calls, reference_verdict, render_observation, shown_names,
+    tool_schemas,
+)
+from spade_gym.adapters.bfcl_checker import Verdict, check
+from spade_gym.adapters.bfcl_data import (  # re-exported: see __all__
+    CATEGORIES, DATA_FILE, DISTRIBUTION, MULTI_TURN_CATEGORIES, BfclDataError, BfclTask, BfclUnavailable, data_dir,
+    data_version, known_category, read_jsonl,
+)
+from spade_gym.contract import MAX_ACTION_CHARS, TOOL_USE_KIND
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.env.wrappers import HintWrapper
-from spade_gym.errors import ConfigError, RegistryError, SpadeError
-from spade_gym.toolcalls import ToolCall, format_answer, format_calls, openai_tools, parse_action
+from spade_gym.errors import RegistryError, SpadeError
+from spade_gym.toolcalls import ToolCall, format_answer, format_calls, parse_action
 
 #: Every adapter id starts with this; the rest is the BFCL category and ``-v0``.
 ID_PREFIX = "spade/bfcl-"
 ENTRY_POINT = "spade_gym.adapters.bfcl:make_bfcl_env"
-#: The PyPI distribution that ships the data, and its data file names.
-DISTRIBUTION = "bfcl-eval"
-DATA_FILE = "BFCL_v4_{category}.json"
-#: BFCL category -> how a reply is checked (see :mod:`spade_gym.adapters.bfcl_checker`).
-CATEGORIES: dict[str, str] = {
-    "simple_python": "simple",
-    "multiple": "multiple",
-    "parallel": "parallel",
-    "parallel_multiple": "parallel",
-    "live_simple": "simple",
-    "live_multiple": "multiple",
-    "live_parallel": "parallel",
-    "live_parallel_multiple": "parallel",
-    "irrelevance": "irrelevance",
-    "live_irrelevance": "irrelevance",
-    "live_relevance": "relevance",
-}
-#: Multi-turn categories (see :mod:`spade_gym.adapters.bfcl_multi_turn`).
-MULTI_TURN_CATEGORIES = ("multi_turn_base",)
-#: BFCL's types -> JSON Schema types, for the OpenAI function schemas agents are given.
-JSON_SCHEMA_TYPES = {"dict": "object", "float": "number", "tuple": "array", "any": "string"}
-PROTOCOL_INSTRUCTION = (
-    "To call functions, reply with one block per call:\n"
-    '<tool_call>{"name": "<function name>", "arguments": {<the arguments as a JSON object>}}</tool_call>\n'
-    "Make every call the request needs (several blocks in one reply for several calls). "
-    "When you have made them all, or if none of the functions fits the request, reply "
-    "without any <tool_call> block."
-)
 #: The tool result of a recorded call: BFCL checks calls, it never runs them.
 RECORDED = ("Recorded (these functions are not executed here). Make any other call the request "
             "needs, or reply without a <tool_call> block when you are done.")
@@ -96,76 +74,20 @@ MAX_STEPS = 32
 #: What the oracle replies where no call is right.
 NO_CALL_ANSWER = "None of the available functions fits this request."
 MAX_OBSERVATION_CHARS = 400_000
-MAX_ACTION_CHARS = 100_000
 
 
-class BfclUnavailable(ConfigError):
-    """The ``bfcl-eval`` package (BFCL's data) is not installed."""
-
-
-class BfclDataError(ConfigError):
-    """BFCL's data files are missing or not in the expected format."""
-
-
-@dataclass(frozen=True)
-class BfclTask:
-    """One BFCL question: its id, conversation, function declarations and possible answers."""
-
-    id: str
-    messages: tuple[dict[str, str], ...]
-    functions: tuple[dict[str, Any], ...]
-    ground_truth: tuple[dict[str, Any], ...]
-
-
-# ----------------------------------------------------------------------------- data
-
-
-def data_dir() -> Path:
-    """``bfcl_eval/data`` of the installed package, found without importing it."""
-    spec = importlib.util.find_spec("bfcl_eval")
-    locations = list(spec.submodule_search_locations or []) if spec is not None else []
-    if not locations:
-        raise BfclUnavailable(
-            "BFCL environments need the bfcl-eval package (BFCL's data); install it with "
-            "pip install 'spade-gym[bfcl]' && pip install --no-deps bfcl-eval==2026.3.23"
-        )
-    return Path(locations[0]) / "data"
-
-
-def data_version() -> str | None:
-    """The installed bfcl-eval version (scores are comparable only on the same data)."""
-    try:
-        return importlib.metadata.version(DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise BfclDataError(f"BFCL data file {path} is missing; reinstall bfcl-eval") from None
-    try:
-        return [json.loads(line) for line in lines if line.strip()]
-    except ValueError as exc:
-        raise BfclDataError(f"BFCL data file {path} is not JSON lines: {exc}") from None
-
-
-def _known(category: str) -> str:
-    if category not in CATEGORIES:
-        raise RegistryError(f"unknown BFCL category {category!r}; known: {', '.join(CATEGORIES)}")
-    return category
+# ----------------------------------------------------------------------------- the scorable tasks
 
 
 @lru_cache(maxsize=None)
 def _category(category: str) -> tuple[tuple[BfclTask, ...], tuple[tuple[str, str], ...]]:
     """(tasks kept, (id, reason) of tasks excluded) for a category, read once per process."""
-    _known(category)
+    known_category(category)
     root = data_dir()
-    questions = _read_jsonl(root / DATA_FILE.format(category=category))
+    questions = read_jsonl(root / DATA_FILE.format(category=category))
     answers: dict[str, Any] = {}
     if CATEGORIES[category] not in ("irrelevance", "relevance"):
-        answers = {row["id"]: row["ground_truth"] for row in _read_jsonl(root / "possible_answer" /
+        answers = {row["id"]: row["ground_truth"] for row in read_jsonl(root / "possible_answer" /
                                                                          DATA_FILE.format(category=category))}
     tasks = []
     for row in questions:
@@ -183,7 +105,7 @@ def _category(category: str) -> tuple[tuple[BfclTask, ...], tuple[tuple[str, str
     # They are left out, found by checking each task's own possible answer.
     kept, excluded = [], []
     for task in tasks:
-        verdict = _reference_verdict(category, task)
+        verdict = reference_verdict(category, task)
         if verdict.valid:
             kept.append(task)
         else:
@@ -215,109 +137,6 @@ def num_tasks(category: str) -> int:
 # ----------------------------------------------------------------------------- presentation
 
 
-def _schema(node: Any) -> Any:
-    """A BFCL parameter schema as JSON Schema (``dict`` -> ``object``, ``float`` -> ``number``, ...)."""
-    if isinstance(node, list):
-        return [_schema(item) for item in node]
-    if not isinstance(node, Mapping):
-        return node
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key == "type" and isinstance(value, str):
-            out[key] = JSON_SCHEMA_TYPES.get(value, value)
-        elif key == "properties" and isinstance(value, Mapping):
-            out[key] = {name: _schema(spec) for name, spec in value.items()}
-        elif key in ("items", "additionalProperties"):
-            out[key] = _schema(value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
-
-
-def shown_names(functions: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """BFCL name -> the name agents see: dots as ``_``, unless that would merge two functions."""
-    names = [f["name"] for f in functions]
-    api = [api_name(n) for n in names]
-    if len(set(api)) != len(api) or set(api) & (set(names) - set(api)):
-        return {n: n for n in names}
-    return dict(zip(names, api))
-
-
-def tool_schemas(task: BfclTask) -> list[dict[str, Any]]:
-    """The task's functions as OpenAI function schemas (the shown names, JSON Schema types)."""
-    names = shown_names(task.functions)
-    return openai_tools({
-        names[f["name"]]: {"description": f.get("description", ""),
-                           "parameters": _schema(f.get("parameters") or {"type": "dict", "properties": {}})}
-        for f in task.functions
-    })
-
-
-def render_observation(task: BfclTask, tools: list[dict[str, Any]], *, show_tools: bool = True) -> str:
-    messages = task.messages
-    if len(messages) == 1 and messages[0].get("role") == "user":
-        conversation = str(messages[0].get("content", ""))
-    else:
-        conversation = "\n\n".join(f"{str(m.get('role', 'user')).capitalize()}: {m.get('content', '')}"
-                                   for m in messages)
-    parts = [conversation.strip()]
-    if show_tools:
-        parts.append("Available functions (OpenAI function schemas):\n" + json.dumps(tools, indent=1, ensure_ascii=False))
-    parts.append(PROTOCOL_INSTRUCTION)
-    return "\n\n".join(parts)
-
-
-# ----------------------------------------------------------------------------- the oracle
-
-
-def _first_allowed(options: Any) -> Any:
-    options = options if isinstance(options, list) else [options]
-    return next((o for o in options if o != OPTIONAL), OPTIONAL)
-
-
-def _concrete_dict(answer: Mapping[str, Any]) -> dict[str, Any]:
-    """One concrete dict from a possible dict answer (key -> possible values)."""
-    out = {}
-    for key, options in answer.items():
-        options = options if isinstance(options, list) else [options]
-        if OPTIONAL not in options:
-            out[key] = _first_allowed(options)
-    return out
-
-
-def _concrete_value(options: list[Any], schema: Mapping[str, Any]) -> Any:
-    value = _first_allowed(options)
-    raw_items = schema.get("items")
-    items: Mapping[str, Any] = raw_items if isinstance(raw_items, Mapping) else {}
-    if schema.get("type") == "dict" and isinstance(value, Mapping):
-        return _concrete_dict(value)
-    if items.get("type") == "dict" and isinstance(value, list):
-        return [_concrete_dict(v) if isinstance(v, Mapping) else v for v in value]
-    return value
-
-
-def reference_calls(task: BfclTask) -> list[ToolCall]:
-    """One of the possible answers, as calls (under the names agents are shown)."""
-    names = shown_names(task.functions)
-    declared = {f["name"]: f.get("parameters") or {} for f in task.functions}
-    calls = []
-    for entry in task.ground_truth:
-        name, expected = next(iter(entry.items()))
-        parameters = declared.get(name, {})
-        properties = parameters.get("properties") or {}
-        required = set(parameters.get("required") or ())
-        arguments = {}
-        for param, options in expected.items():
-            options = options if isinstance(options, list) else [options]
-            if param not in required and OPTIONAL in options:
-                continue  # optional: leaving it out is a possible answer
-            arguments[param] = _concrete_value(options, properties.get(param) or {})
-        calls.append(ToolCall(names.get(name, name), arguments))
-    return calls
-
-
-# ----------------------------------------------------------------------------- the environment
-
 
 class BfclEnv(gym.Env[str, str]):
     """One BFCL category: ``reset(seed=s)`` poses task ``s % size``; one ``step`` scores the reply.
@@ -331,7 +150,7 @@ class BfclEnv(gym.Env[str, str]):
     kind = TOOL_USE_KIND
 
     def __init__(self, category: str, *, show_tools: bool = True):
-        self.category = _known(category)
+        self.category = known_category(category)
         self.mode = CATEGORIES[category]
         self.show_tools = bool(show_tools)
         self.tasks = load_tasks(category)
@@ -424,12 +243,7 @@ class BfclEnv(gym.Env[str, str]):
         return None
 
 
-def _reference_verdict(category: str, task: BfclTask) -> Verdict:
-    """The verdict on the task's own possible answer (by construction right, unless the data is not)."""
-    mode = CATEGORIES[category]
-    if mode in ("irrelevance", "relevance"):
-        return Verdict(True)
-    return check(mode, task.functions, reference_calls(task), task.ground_truth)
+
 
 
 def make_bfcl_env(*, category: str, hint: Any = False, show_tools: bool = True) -> gym.Env:
@@ -486,3 +300,12 @@ def register_bfcl(categories: Iterable[str] | None = None) -> list[str]:
 def registered_ids() -> list[str]:
     """BFCL ids registered in this process, sorted."""
     return sorted(spec.id for spec in gym.registry.values() if spec.entry_point == ENTRY_POINT)
+
+
+__all__ = [
+    "CATEGORIES", "DATA_FILE", "DISTRIBUTION", "ENTRY_POINT", "ID_PREFIX", "JSON_SCHEMA_TYPES", "MAX_ACTION_CHARS",
+    "MAX_OBSERVATION_CHARS", "MAX_STEPS", "MULTI_TURN_CATEGORIES", "NO_CALL_ANSWER", "PROTOCOL_INSTRUCTION", "RECORDED",
+    "BfclDataError", "BfclEnv", "BfclTask", "BfclUnavailable", "category_of", "data_dir", "data_version", "env_id",
+    "excluded_tasks", "load_tasks", "make_bfcl_env", "num_tasks", "reference_calls", "register_bfcl",
+    "registered_ids", "render_observation", "shown_names", "tool_schemas",
+]

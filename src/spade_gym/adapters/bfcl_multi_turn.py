@@ -33,9 +33,11 @@ from typing import Any
 import gymnasium as gym
 
 from spade_gym.adapters import bfcl
-from spade_gym.contract import TOOL_USE_KIND
+from spade_gym.adapters.bfcl_answers import json_schema
+from spade_gym.adapters.bfcl_data import DATA_FILE, BfclDataError, data_dir, data_version, read_jsonl
+from spade_gym.contract import MAX_ACTION_CHARS, TOOL_USE_KIND
 from spade_gym.env.spaces import UnicodeText
-from spade_gym.errors import SpadeError
+from spade_gym.errors import RegistryError, SpadeError
 from spade_gym.toolcalls import ParsedAction, ToolCall, format_answer, format_calls, openai_tools, parse_action
 
 #: Multi-turn categories this module runs.
@@ -78,34 +80,34 @@ class MultiTurnTask:
 
 @lru_cache(maxsize=None)
 def _func_docs(class_name: str) -> tuple[dict[str, Any], ...]:
-    path = bfcl.data_dir() / "multi_turn_func_doc" / FUNC_DOC_FILES[class_name]
-    return tuple(bfcl._read_jsonl(path))
+    path = data_dir() / "multi_turn_func_doc" / FUNC_DOC_FILES[class_name]
+    return tuple(read_jsonl(path))
 
 
 @lru_cache(maxsize=None)
 def load_tasks(category: str) -> tuple[MultiTurnTask, ...]:
     """Every task of a multi-turn category, in BFCL's order (read once per process)."""
     if category not in CATEGORIES:
-        raise bfcl.RegistryError(f"unknown BFCL multi-turn category {category!r}; known: {', '.join(CATEGORIES)}")
-    root = bfcl.data_dir()
-    name = bfcl.DATA_FILE.format(category=category)
-    answers = {row["id"]: row["ground_truth"] for row in bfcl._read_jsonl(root / "possible_answer" / name)}
+        raise RegistryError(f"unknown BFCL multi-turn category {category!r}; known: {', '.join(CATEGORIES)}")
+    root = data_dir()
+    name = DATA_FILE.format(category=category)
+    answers = {row["id"]: row["ground_truth"] for row in read_jsonl(root / "possible_answer" / name)}
     tasks = []
-    for row in bfcl._read_jsonl(root / name):
+    for row in read_jsonl(root / name):
         try:
             excluded = set(row.get("excluded_function") or ())
             classes = tuple(row["involved_classes"])
             unknown = [c for c in classes if c not in FUNC_DOC_FILES]
             if unknown:
-                raise bfcl.BfclDataError(f"{row['id']}: simulators {unknown} are not supported")
+                raise BfclDataError(f"{row['id']}: simulators {unknown} are not supported")
             functions = tuple(f for c in classes for f in _func_docs(c) if f["name"] not in excluded)
             truth = tuple(tuple(turn) for turn in answers[row["id"]])
             if len(truth) != len(row["question"]):
-                raise bfcl.BfclDataError(f"{row['id']}: {len(row['question'])} turns but {len(truth)} answers")
+                raise BfclDataError(f"{row['id']}: {len(row['question'])} turns but {len(truth)} answers")
             tasks.append(MultiTurnTask(row["id"], tuple(tuple(turn) for turn in row["question"]),
                                        row["initial_config"], classes, functions, truth))
         except KeyError as exc:
-            raise bfcl.BfclDataError(f"unexpected BFCL data in {category} (entry {row.get('id', '?')!r}): {exc!r}") \
+            raise BfclDataError(f"unexpected BFCL data in {category} (entry {row.get('id', '?')!r}): {exc!r}") \
                 from None
     return tuple(tasks)
 
@@ -113,7 +115,7 @@ def load_tasks(category: str) -> tuple[MultiTurnTask, ...]:
 def tool_schemas(task: MultiTurnTask) -> list[dict[str, Any]]:
     return openai_tools({
         f["name"]: {"description": f.get("description", ""),
-                    "parameters": bfcl._schema(f.get("parameters") or {"type": "dict", "properties": {}})}
+                    "parameters": json_schema(f.get("parameters") or {"type": "dict", "properties": {}})}
         for f in task.functions
     })
 
@@ -198,7 +200,7 @@ class BfclMultiTurnEnv(gym.Env[str, str]):
         self.category = category
         self.show_tools = bool(show_tools)
         self.observation_space = UnicodeText(bfcl.MAX_OBSERVATION_CHARS)
-        self.action_space = UnicodeText(bfcl.MAX_ACTION_CHARS)
+        self.action_space = UnicodeText(MAX_ACTION_CHARS)
         self._simulators = Simulators(request_deadline)
         self._task: MultiTurnTask | None = None
         self._tools: list[dict[str, Any]] | None = None
@@ -230,7 +232,7 @@ class BfclMultiTurnEnv(gym.Env[str, str]):
         parts.append(PROTOCOL_INSTRUCTION)
         info = {"tools": copy.deepcopy(self._tools), "category": self.category, "task_id": self._task.id,
                 "index": index, "num_tasks": len(self.tasks), "turns": len(self._task.turns),
-                "bfcl_version": bfcl.data_version()}
+                "bfcl_version": data_version()}
         return "\n\n".join(parts)[:bfcl.MAX_OBSERVATION_CHARS], info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
@@ -238,7 +240,7 @@ class BfclMultiTurnEnv(gym.Env[str, str]):
             raise gym.error.ResetNeeded("call reset() before step()")
         if self._done:
             raise gym.error.ResetNeeded("the episode is over: call reset() before step()")
-        parsed = parse_action(str(action)[:bfcl.MAX_ACTION_CHARS])
+        parsed = parse_action(str(action)[:MAX_ACTION_CHARS])
         info: dict[str, Any] = {"task_id": self._task.id, "turn": self._turn}
         try:
             return self._step(self._task, parsed, info)
