@@ -1,6 +1,7 @@
 """Evaluating agents on the generated suite and on held-out benchmarks (``spade-gym eval``).
 
-``runner`` plans and plays episodes (resumably, through the shared episode driver),
+``runner`` plans and plays episodes (resumably, through the shared episode driver) of the
+environments ``selection`` chooses, by the agent ``agent_config`` builds, into the ``results`` file;
 ``stats`` turns outcomes into rates with confidence intervals and the paired hint gain,
 ``report`` renders the numbers as JSON, rich tables and markdown.
 """

@@ -1,0 +1,135 @@
+"""Which environments an evaluation plays, and which task seeds.
+
+Suite environments are found through the registry; Reasoning Gym tasks and BFCL categories
+are registered on demand, only for patterns that name them.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from spade_gym.errors import ConfigError, RegistryError
+from spade_gym.registry import Card, registered_entries
+from spade_gym.registry.suite import CARD_FILE
+
+#: Skill shown for Reasoning Gym tasks (with the task's category in parentheses).
+REASONING_GYM_SKILL = "Reasoning Gym"
+#: Skill shown for BFCL categories (with the category in parentheses).
+BFCL_SKILL = "BFCL"
+
+
+@dataclass(frozen=True)
+class EnvInfo:
+    """An environment chosen for evaluation.
+
+    ``graded`` marks environments whose reward is a partial-credit score (Reasoning Gym
+    scorers give e.g. 0.75 for an answer that merely contains the reference): there,
+    only full credit counts as a success. ``tasks`` is set for a fixed benchmark (BFCL):
+    its episodes are its first tasks in order, each once (seed ``i`` is task ``i``),
+    rather than hashed seeds that could draw a task twice.
+    """
+
+    env_id: str
+    skill: str
+    graded: bool = False
+    tasks: int | None = None
+
+    def seeds(self, seed: int, episodes: int) -> list[int]:
+        """The task seeds of ``episodes`` episodes of this env."""
+        if self.tasks is not None:
+            return list(range(min(episodes, self.tasks)))
+        return episode_seeds(seed, episodes)
+
+
+def split_patterns(patterns: str | Sequence[str]) -> list[str]:
+    """``"spade/*, spade/rg-*"`` -> ``["spade/*", "spade/rg-*"]``; a bare ``Name*`` means ``spade/Name*``."""
+    items = patterns.split(",") if isinstance(patterns, str) else [p for group in patterns for p in group.split(",")]
+    out = []
+    for item in (p.strip() for p in items):
+        if item:
+            out.append(item if "/" in item else f"spade/{item}")
+    if not out:
+        raise ConfigError("no environment pattern given; pass e.g. --envs 'spade/*'")
+    return out
+
+
+def select_envs(patterns: str | Sequence[str]) -> list[EnvInfo]:
+    """Registered environments whose id matches any glob pattern, sorted by id.
+
+    Suite environments are always candidates. Reasoning Gym tasks are candidates only for
+    patterns that mention ``rg-``, BFCL categories only for patterns that mention ``bfcl-``
+    (they are registered on demand then): ``spade/*`` means "the generated suite", not
+    "the suite plus a hundred held-out benchmarks".
+    """
+    wanted = split_patterns(patterns)
+    suite = {env_id: env_dir for env_id, env_dir in registered_entries()}
+    rg_ids: list[str] = []
+    if any("rg-" in p for p in wanted):
+        from spade_gym.adapters.reasoning_gym import register_reasoning_gym
+
+        rg_ids = register_reasoning_gym()
+    bfcl_ids: list[str] = []
+    if any("bfcl-" in p for p in wanted):
+        from spade_gym.adapters.bfcl import register_bfcl
+
+        bfcl_ids = register_bfcl()
+    chosen: dict[str, EnvInfo] = {}
+    for pattern in wanted:
+        for env_id, env_dir in suite.items():
+            if env_id not in chosen and fnmatch.fnmatchcase(env_id, pattern):
+                chosen[env_id] = EnvInfo(env_id, _card_skill(env_dir))
+        if "rg-" in pattern:
+            for env_id in rg_ids:
+                if env_id not in chosen and fnmatch.fnmatchcase(env_id, pattern):
+                    chosen[env_id] = EnvInfo(env_id, _rg_skill(env_id), graded=True)
+        if "bfcl-" in pattern:
+            for env_id in bfcl_ids:
+                if env_id not in chosen and fnmatch.fnmatchcase(env_id, pattern):
+                    chosen[env_id] = _bfcl_env_info(env_id)
+    if not chosen:
+        hint = "" if suite else " (no suite environments are registered; pass --suite DIR or set $SPADE_GYM_SUITES)"
+        raise RegistryError(f"no registered environment matches {', '.join(wanted)}{hint}; see `spade-gym list`")
+    return [chosen[k] for k in sorted(chosen)]
+
+
+def _card_skill(env_dir: str) -> str:
+    try:
+        return Card.load(Path(env_dir) / CARD_FILE).skill or "unknown"
+    except RegistryError:  # a card edited after registration: still evaluate, under "unknown"
+        return "unknown"
+
+
+def _rg_skill(env_id: str) -> str:
+    from spade_gym.adapters.reasoning_gym import category, task_of
+
+    task = task_of(env_id)
+    assert task is not None, f"{env_id} was listed among the reasoning-gym ids"
+    return f"{REASONING_GYM_SKILL} ({category(task)})"
+
+
+def _bfcl_env_info(env_id: str) -> EnvInfo:
+    from spade_gym.adapters.bfcl import category_of, num_tasks
+
+    category = category_of(env_id)
+    assert category is not None, f"{env_id} was listed among the BFCL ids"
+    return EnvInfo(env_id, f"{BFCL_SKILL} ({category})", tasks=num_tasks(category))
+
+
+def episode_seeds(seed: int, episodes: int) -> list[int]:
+    """Task seeds for ``episodes`` episodes of every env: a hash of (``seed``, index).
+
+    Hashing keeps runs with neighbouring ``--seed`` values from sharing tasks, and the
+    first N seeds never change when N grows, so a longer re-run reuses the shorter one.
+    """
+    seeds: list[int] = []
+    index = 0
+    while len(seeds) < episodes:
+        value = int.from_bytes(hashlib.sha256(f"spade-eval:{seed}:{index}".encode()).digest()[:4], "big") % 2**31
+        index += 1
+        if value not in seeds:  # a hash collision would plan one episode twice
+            seeds.append(value)
+    return seeds
