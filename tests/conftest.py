@@ -82,3 +82,19 @@ def tool_use_suite(tmp_path_factory):
                           skill="Data Retrieval")
     register_suite(directory)
     return directory, {entry.card.name: entry.id for entry in entries}
+
+
+def representative_bundled_ids() -> list[str]:
+    """Three bundled envs that stand for the suite's kinds: the first (by id) single-turn game,
+    multi-turn game and tool-use env. Every bundled env is played in test_bundled_suite.py;
+    other modules test what they add on these, so their cost does not grow with the suite."""
+    from spade_gym.registry import Suite, bundled_suite_path
+
+    chosen: dict[tuple[str, bool], str] = {}
+    for entry in sorted(Suite(bundled_suite_path()).entries(), key=lambda e: e.id):
+        kind = (entry.card.kind, entry.card.multi_turn and entry.card.kind == "game")
+        chosen.setdefault(kind, entry.id)
+    wanted = [("game", False), ("game", True), ("tool-use", False)]
+    missing = [kind for kind in wanted if kind not in chosen]
+    assert not missing, f"the bundled suite has no env of kind {missing}"
+    return [chosen[kind] for kind in wanted]
