@@ -29,6 +29,7 @@ COMMANDS = {
     "show": "spade_gym.cli.show_cmd",
     "play": "spade_gym.cli.play_cmd",
     "validate": "spade_gym.cli.validate_cmd",
+    "revalidate": "spade_gym.cli.revalidate_cmd",
     "import": "spade_gym.cli.import_cmd",
     "generate": "spade_gym.cli.generate_cmd",
     "selfplay": "spade_gym.cli.selfplay_cmd",

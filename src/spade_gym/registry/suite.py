@@ -186,15 +186,49 @@ class Suite:
     def update_card(self, entry: SuiteEntry, **changes) -> SuiteEntry:
         """Rewrite a card (e.g. new stats) atomically; the program is never touched."""
         with self.lock():
-            current = Card.load(entry.directory / CARD_FILE)
-            for key, value in changes.items():
-                if key in ("sha256", "name", "version"):
-                    raise RegistryError(f"{key} of a registered environment cannot change")
-                setattr(current, key, value)
-            tmp = entry.directory / f".{CARD_FILE}.tmp"
-            tmp.write_text(current.dumps(), encoding="utf-8")
-            os.replace(tmp, entry.directory / CARD_FILE)
-        return SuiteEntry(current, entry.directory)
+            return self._rewrite_card(entry.directory, changes)
+
+    def replace_validations(self, updates: list[tuple[SuiteEntry, str, dict]]) -> list[str | None]:
+        """Replace the ``validation`` record of several cards, under one hold of the suite lock.
+
+        Each update is ``(entry, validated_source, validation)``: the record is written only
+        if the card still names that program and ``env.py`` still holds it, so a program
+        re-registered or edited while it was being validated never gets another program's
+        verdict. Returns, per update, None when written, else why it was not.
+        """
+        outcomes: list[str | None] = []
+        with self.lock():
+            for entry, source, validation in updates:
+                try:
+                    current = Card.load(entry.directory / CARD_FILE)
+                    if current.sha256 != sha256_text(source):
+                        outcomes.append(f"{entry.id}: the card names another program than the one validated "
+                                        "(re-registered meanwhile); not written")
+                        continue
+                    SuiteEntry(current, entry.directory).read_source()  # trust and checksum, now
+                    self._rewrite_card(entry.directory, {"validation": validation})
+                except RegistryError as exc:
+                    outcomes.append(f"{entry.id}: {exc}; not written")
+                    continue
+                outcomes.append(None)
+        return outcomes
+
+    @staticmethod
+    def _rewrite_card(directory: Path, changes: dict) -> SuiteEntry:
+        """Apply ``changes`` to the card in ``directory`` and replace it atomically (lock held)."""
+        current = Card.load(directory / CARD_FILE)
+        for key, value in changes.items():
+            if key in ("sha256", "name", "version"):
+                raise RegistryError(f"{key} of a registered environment cannot change")
+            setattr(current, key, value)
+        current._check(str(directory / CARD_FILE))  # a bad value must not reach the disk
+        tmp = directory / f".{CARD_FILE}.tmp"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(current.dumps())
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, directory / CARD_FILE)
+        return SuiteEntry(current, directory)
 
     def _clean_stale_tmp(self) -> None:
         now = time.time()
