@@ -22,7 +22,7 @@ from gymnasium.utils.env_checker import check_env
 
 from conftest import ROOT, TESTS
 from spade_gym.agents import AgentReply, EpisodeSpec, OracleAgent, RandomAgent, play_episodes
-from spade_gym.cli.list_cmd import collect, markdown_document
+from spade_gym.cli.list_cmd import collect, markdown_document, suite_evaluation
 from spade_gym.contract import GAME_KIND, TOOL_USE_KIND
 from spade_gym.registry import Suite, bundled_suite_path
 from spade_gym.sandbox import ProgramHandle
@@ -97,7 +97,7 @@ def test_tool_use_suite_size_and_skills():
 def test_readme_table_is_current():
     readme = (ROOT / "envs_generated" / "README.md").read_text()
     expected = markdown_document(collect("envs_generated", None),
-                                 "spade-gym list --suite envs_generated --markdown")
+                                 "spade-gym list --suite envs_generated --markdown", suite_evaluation("envs_generated"))
     assert readme == expected, "regenerate: spade-gym list --suite envs_generated --markdown > envs_generated/README.md"
 
 

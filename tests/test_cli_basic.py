@@ -37,7 +37,8 @@ def test_list_json_and_markdown(runner, benign_suite, tmp_path):
     rows = json.loads(result.output)
     assert [r["id"] for r in rows] == ["spade/NumberHunt-v0"] and rows[0]["skill"] == "Logical Deduction"
     md = runner.invoke(main, ["list", "--suite", str(suite_dir), "--markdown"]).output
-    assert "| id | kind | skill | multi-turn | description |" in md and "`spade/NumberHunt-v0` | game |" in md
+    assert ("| id | kind | skill | multi-turn | best shortcut (per level) | oracle turns (per level) | description |"
+            in md and "`spade/NumberHunt-v0` | game |" in md)
     assert "1 environments, 0 of them multi-turn" in md
     assert runner.invoke(main, ["list", "--suite", str(suite_dir), "--skill", "Optimization", "--json"]).output.strip() == "[]"
 

@@ -65,12 +65,17 @@ def _write(path: Path, text: str) -> None:
               help="Write the report as JSON to FILE.")
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the report as markdown to FILE.")
+@click.option("--publish", "publish_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Merge the per-skill success counts, with the command that reproduces them, into FILE under "
+                   "this agent's name: a suite's EVAL.json, which `spade-gym list --markdown` renders as the "
+                   "suite README's evaluation table.")
 @click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Episode cache (JSONL) to resume from and append to "
                    "[default: next to --json FILE, else .spade-eval/<agent>.jsonl].")
 @handle_errors
 def command(kind, patterns, episodes, hint_arm, no_hint_arm, both_arms, seed, concurrency, model, base_url,
-            api_key_env, temperature, max_tokens, max_turns, suites, json_path, markdown_path, results_path):
+            api_key_env, temperature, max_tokens, max_turns, suites, json_path, markdown_path, publish_path,
+            results_path):
     """Evaluate an agent: success rate (95% Wilson interval) and mean turns per environment
     and per skill, and with --both the hint gain paired by seed.
 
@@ -82,6 +87,7 @@ def command(kind, patterns, episodes, hint_arm, no_hint_arm, both_arms, seed, co
     \b
     Example:
       spade-gym eval --agent oracle --envs 'spade/*' --episodes 5
+      spade-gym eval --agent baselines --envs 'spade/*' --episodes 10 --publish envs_generated/EVAL.json
       spade-gym eval --agent openai --model Qwen/Qwen3-4B --base-url http://localhost:8000/v1 \\
           --envs 'spade/*,spade/rg-leg_counting-v0' --both --json out/eval.json --markdown out/eval.md
     """
@@ -106,6 +112,18 @@ def command(kind, patterns, episodes, hint_arm, no_hint_arm, both_arms, seed, co
         _write(json_path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     if markdown_path is not None:
         _write(markdown_path, to_markdown(report))
+    if publish_path is not None and run.agent_errors:
+        click.echo(f"Not published to {publish_path}: {run.agent_errors} episode(s) ended by an agent failure "
+                   "(rerun to replay them).", err=True)
+    elif publish_path is not None:
+        from spade_gym.evaluation.publish import eval_command, publish
+        from spade_gym.evaluation.runner import AGENTS
+
+        takes_model = AGENTS[kind].model is not None
+        publish(publish_path, report, eval_command(
+            kind=kind, model=model, patterns=patterns, episodes=episodes, seed=seed, arms=arms,
+            max_turns=max_turns, suites=suites, publish_path=str(publish_path),
+            temperature=temperature if takes_model else None, max_tokens=max_tokens if takes_model else None))
     click.echo(f"{run.played} episode(s) played, {run.reused} reused; results in {run.results_path}", err=True)
     failed = [r for r in run.records if r["agent_error"] is not None]
     if failed and len(failed) == len(run.records):

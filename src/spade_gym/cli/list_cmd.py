@@ -39,18 +39,113 @@ def collect(suite: str | None, skill: str | None, kind: str | None = None) -> li
             "max_turns": card.max_turns,
             "description": card.description, "difficulty_levels": card.difficulty_levels,
             "valid": card.validation.get("valid"), "directory": str(entry.directory),
+            "level_profile": _level_profile(card.validation),
         })
     return rows
 
 
-def markdown_table(rows: list[dict]) -> str:
-    lines = ["| id | kind | skill | multi-turn | description |", "|---|---|---|---|---|"]
+#: Shown where a card records no baseline profile (validated before the ``levels`` check existed).
+NO_PROFILE = "—"
+
+
+def _level_profile(validation: dict) -> list[dict] | None:
+    """The card's per-level baseline profile (the ``levels`` check), if it records a usable one."""
+    profile = validation.get("level_profile")
+    if not isinstance(profile, list) or not profile or not all(isinstance(p, dict) for p in profile):
+        return None
+    return profile
+
+
+def _number(value, text) -> str:
+    return text(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else "?"
+
+
+def profile_cells(rows: list[dict]) -> tuple[str, list[tuple[str, str]]]:
+    """The level names the profile columns are headed with, and per row (best shortcut, oracle turns).
+
+    When every profile has the same levels (the bundled suite: easy/medium/hard) the header
+    names them once and cells hold only the numbers; otherwise each cell names its levels.
+    """
+    level_sets = {tuple(str(p.get("level")) for p in row["level_profile"]) for row in rows if row["level_profile"]}
+    shared = next(iter(level_sets)) if len(level_sets) == 1 else None
+    cells = []
     for row in rows:
+        profile = row["level_profile"]
+        if not profile:
+            cells.append((NO_PROFILE, NO_PROFILE))
+            continue
+        named = (lambda p, text: text) if shared else (lambda p, text: f"{p.get('level')} {text}")
+        best = " / ".join(named(p, _number(p.get("best_rate"), lambda v: f"{v:.0%}")) for p in profile)
+        turns = " / ".join(named(p, _number(p.get("oracle_turns"), lambda v: f"{v:g}")) for p in profile)
+        cells.append((best, turns))
+    return ("/".join(shared) if shared else "per level"), cells
+
+
+def markdown_table(rows: list[dict]) -> str:
+    levels, profiles = profile_cells(rows)
+    lines = [f"| id | kind | skill | multi-turn | best shortcut ({levels}) | oracle turns ({levels}) | description |",
+             "|---|---|---|---|---|---|---|"]
+    for row, (best, turns) in zip(rows, profiles):
         description = " ".join(row["description"].split()).replace("|", "\\|")
         skill = row["skill"].replace("|", "\\|")
         lines.append(f"| `{row['id']}` | {row['kind']} | {skill} | {'yes' if row['multi_turn'] else 'no'} "
-                     f"| {description} |")
+                     f"| {best} | {turns} | {description} |")
     return "\n".join(lines) + "\n"
+
+
+def profile_note(rows: list[dict]) -> str:
+    """What the profile columns mean, and how many cards record one."""
+    missing = sum(not row["level_profile"] for row in rows)
+    text = ("Baseline profile, from each card's validation record (the `levels` check, on the probe seeds of the "
+            "recorded run seed): **best shortcut** is the highest win rate any no-reasoning baseline of the "
+            "validator's shortcut zoo reached at each difficulty level; **oracle turns** the turns the privileged "
+            "solution needs there.")
+    if missing:
+        text += (f" {NO_PROFILE}: {missing} of {len(rows)} cards were validated before the check existed "
+                 "(`spade-gym revalidate SUITE --write` records it).")
+    return text
+
+
+def evaluation_section(evaluation: dict | None, rows: list[dict]) -> list[str]:
+    """Markdown lines: per skill, each published agent's success rate with its counts."""
+    from spade_gym.evaluation.publish import agent_order
+
+    agents = evaluation.get("agents", {}) if evaluation else {}
+    columns = [(label, arm) for label in sorted(agents, key=agent_order)
+               for arm in ("no_hint", "hint") if arm in agents[label].get("overall", {})]
+    if not columns:
+        return []
+
+    def cell(group: dict | None, arm: str) -> str:
+        counts = (group or {}).get(arm)
+        if not counts or not counts.get("episodes"):
+            return "-"
+        return f"{counts['successes'] / counts['episodes']:.0%} ({counts['successes']}/{counts['episodes']})"
+
+    headers = [label if arm == "no_hint" else f"{label} with hint" for label, arm in columns]
+    first = agents[columns[0][0]]
+    skills = sorted({skill for label, _ in columns for skill in agents[label].get("skills", {})})
+    lines = ["## Reference agents", "",
+             "Success rate (successes/episodes) per skill, without the hint unless a column says so: the oracle "
+             "plays the privileged solution (an upper bound), random play is a lower bound, and the baselines are "
+             "the validator's no-reasoning shortcut scripts (the episodes dealt to them in turn). Produced by:", ""]
+    lines += [f"* `{agents[label]['command']}`" for label in dict.fromkeys(label for label, _ in columns)]
+    listed = {row["id"] for row in rows}
+    evaluated = set(first.get("envs", []))
+    if evaluated != listed:
+        lines += ["", f"These runs played {len(evaluated & listed)} of the {len(listed)} environments listed here"
+                      + (f" and {len(evaluated - listed)} no longer in the suite" if evaluated - listed else "")
+                      + "; rerun the commands to refresh them."]
+    lines += ["", "| skill | envs | " + " | ".join(headers) + " |", "|---|---|" + "---|" * len(headers)]
+    for skill in skills:
+        envs = first.get("skills", {}).get(skill, {}).get("envs", "-")
+        shown = skill.replace("|", "\\|")
+        lines.append(f"| {shown} | {envs} | "
+                     + " | ".join(cell(agents[label].get("skills", {}).get(skill), arm) for label, arm in columns)
+                     + " |")
+    lines.append(f"| **overall** | {first.get('overall', {}).get('envs', '-')} | "
+                 + " | ".join(cell(agents[label].get("overall"), arm) for label, arm in columns) + " |")
+    return lines + [""]
 
 
 def mechanic_counts(rows: list[dict]) -> list[str]:
@@ -66,8 +161,9 @@ def mechanic_counts(rows: list[dict]) -> list[str]:
     return lines
 
 
-def markdown_document(rows: list[dict], command: str) -> str:
-    """The suite README: counts per skill, then the table. Regenerate, never edit by hand."""
+def markdown_document(rows: list[dict], command: str, evaluation: dict | None = None) -> str:
+    """The suite README: counts per skill, the reference agents' results (``evaluation``, a
+    published ``EVAL.json``), then the table. Regenerate, never edit by hand."""
     from collections import Counter
 
     skills = Counter(row["skill"] for row in rows)
@@ -88,6 +184,9 @@ def markdown_document(rows: list[dict], command: str) -> str:
         "",
         *mechanic_counts(rows),
         "",
+        *evaluation_section(evaluation, rows),
+        profile_note(rows),
+        "",
         markdown_table(rows).rstrip(),
         "",
         f"<!-- generated by `{command}`; do not edit by hand -->",
@@ -95,13 +194,21 @@ def markdown_document(rows: list[dict], command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def suite_evaluation(suite: str | Path) -> dict | None:
+    """The reference agents' results published next to a suite (``EVAL.json``), if any."""
+    from spade_gym.evaluation.publish import EVAL_FILE, load
+
+    return load(Path(suite) / EVAL_FILE)
+
+
 @click.command("list")
 @click.option("--suite", type=click.Path(file_okay=False), help="List this suite directory instead of the registered ones.")
 @click.option("--skill", help='Only environments of this skill (e.g. "Logical Deduction").')
 @click.option("--kind", type=click.Choice(CARD_KINDS), help="Only games, or only tool-use environments.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@click.option("--markdown", is_flag=True, help="Print a markdown document: counts per skill and the table "
-              "(the format of envs_generated/README.md).")
+@click.option("--markdown", is_flag=True, help="Print a markdown document: counts per skill and mechanic, the "
+              "reference agents' results (a suite's EVAL.json, see eval --publish; whole suites only), and the "
+              "table with each environment's baseline profile (the format of envs_generated/README.md).")
 @handle_errors
 def command(suite, skill, kind, as_json, markdown):
     """List environments: id, skill, multi-turn, description.
@@ -118,7 +225,8 @@ def command(suite, skill, kind, as_json, markdown):
         return
     if markdown:
         where = f" --suite {suite}" if suite else ""
-        echo(markdown_document(rows, f"spade-gym list{where} --markdown"), nl=False)
+        echo(markdown_document(rows, f"spade-gym list{where} --markdown",
+                               suite_evaluation(suite) if suite and not (skill or kind) else None), nl=False)
         return
     from rich.console import Console
     from rich.table import Table

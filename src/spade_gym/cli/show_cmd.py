@@ -56,8 +56,12 @@ def command(env_id, suite, as_json, no_source):
             mark = "[green]✓[/green]" if check.get("passed") else "[red]✗[/red]"
             body.append(f"{mark} {one_line(check.get('name'))}: {one_line(check.get('message', ''))}")
         # Whatever else the validator recorded (e.g. a per-level profile, probe seeds).
+        profile = validation.get("level_profile")
+        if isinstance(profile, list) and profile and all(isinstance(p, dict) for p in profile):
+            body.append("baseline profile (per level: best no-reasoning baseline, oracle turns):")
+            body += [f"  {one_line(_profile_line(p))}" for p in profile]
         for key, value in validation.items():
-            if key not in ("valid", "checks"):
+            if key not in ("valid", "checks", "level_profile"):
                 body.append(f"{one_line(key)}: {one_line(_compact(value))}")
         console.print(Panel("\n".join(body), title="validation"), highlight=False)
     else:
@@ -68,3 +72,16 @@ def _compact(value) -> str:
     import json
 
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _profile_line(level: dict) -> str:
+    """``hard: prior won 1 of 8 seeds (12%); oracle 12 turn(s), 5-character solution``."""
+    def number(key, text):
+        value = level.get(key)
+        return text(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else "?"
+
+    won = (f" won {level['best_wins']} of {level['seeds']} seeds" if isinstance(level.get("best_wins"), int)
+           and isinstance(level.get("seeds"), int) else "")
+    return (f"{level.get('level', '?')}: {level.get('best_baseline', '?')}{won} "
+            f"({number('best_rate', lambda v: f'{v:.0%}')}); oracle {number('oracle_turns', lambda v: f'{v:g}')} "
+            f"turn(s), {number('solution_chars', lambda v: f'{v:g}')}-character solution")
