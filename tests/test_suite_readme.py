@@ -139,6 +139,21 @@ def test_publish_refuses_to_overwrite_a_foreign_file(tmp_path):
     assert json.loads(target.read_text()) == {"something": "else"}
 
 
+@pytest.mark.parametrize("agents, problem", [
+    ({"oracle": {"envs": [], "skills": {}, "overall": {"envs": 0}}}, "needs a 'command'"),
+    ({"oracle": {"command": "c", "envs": "spade/A-v0", "skills": {}, "overall": {"envs": 0}}}, "list of ids"),
+    ({"oracle": {"command": "c", "envs": [], "skills": {"S": {"envs": 1, "no_hint": {"episodes": 1, "successes": 2}}},
+                 "overall": {"envs": 1}}}, "0 <= successes <= episodes"),
+    ({"oracle": {"command": "c", "envs": [], "skills": {}, "overall": None}}, "needs an 'envs' count"),
+])
+def test_a_malformed_eval_file_is_one_clear_error(tmp_path, agents, problem):
+    build_suite(tmp_path / "suite", {"a": _renamed("guess_number", "NumberHuntEnv", "MalformedHuntEnv")})
+    (tmp_path / "suite" / EVAL_FILE).write_text(json.dumps({"schema": 1, "agents": agents}))
+    result = CliRunner().invoke(main, ["list", "--suite", str(tmp_path / "suite"), "--markdown"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "is not a published evaluation" in result.output and problem in result.output
+
+
 def test_eval_command_quotes_what_the_shell_would_split(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "my suite").mkdir()

@@ -55,22 +55,64 @@ def summarize(report: dict[str, Any], command: str) -> dict[str, Any]:
 
 
 def load(path: str | os.PathLike) -> dict[str, Any] | None:
-    """The published evaluation at ``path``; None when there is none (or it is not one of ours)."""
+    """The published evaluation at ``path``, None when there is no file; a file that is not a
+    well-formed published evaluation is a :class:`ConfigError` naming what is wrong."""
     path = Path(path)
     try:
         with open(path, "rb") as handle:
             raw = handle.read(MAX_BYTES + 1)
-    except OSError:
+    except FileNotFoundError:
         return None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     if len(raw) > MAX_BYTES:
-        return None
+        raise ConfigError(f"{path} is larger than {MAX_BYTES // 1024} KiB: not a published evaluation")
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("agents"), dict):
-        return None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ConfigError(f"{path} is not JSON ({exc})") from None
+    problem = _problem(data)
+    if problem is not None:
+        raise ConfigError(f"{path} is not a published evaluation (schema {SCHEMA}): {problem}")
     return data
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _group_problem(group: Any, where: str) -> str | None:
+    if not isinstance(group, dict) or not _is_count(group.get("envs")):
+        return f"{where} needs an 'envs' count"
+    for arm in _ARMS:
+        counts = group.get(arm)
+        if counts is None:
+            continue
+        if not (isinstance(counts, dict) and _is_count(counts.get("episodes")) and _is_count(counts.get("successes"))
+                and counts["successes"] <= counts["episodes"]):
+            return f"{where}.{arm} needs counts 0 <= successes <= episodes"
+    return None
+
+
+def _problem(data: Any) -> str | None:
+    """What makes ``data`` something other than a published evaluation, or None. Checked in full,
+    so that rendering it (every ``list --markdown``) can trust every field."""
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("agents"), dict):
+        return f"expected an object with \"schema\": {SCHEMA} and \"agents\""
+    for label, entry in data["agents"].items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+            return f"agents.{label} needs a 'command'"
+        envs = entry.get("envs")
+        if not isinstance(envs, list) or not all(isinstance(e, str) for e in envs):
+            return f"agents.{label}.envs must be a list of ids"
+        skills = entry.get("skills")
+        if not isinstance(skills, dict):
+            return f"agents.{label}.skills must be an object"
+        for skill, group in [*skills.items(), ("overall", entry.get("overall"))]:
+            problem = _group_problem(group, f"agents.{label}.{skill}")
+            if problem is not None:
+                return problem
+    return None
 
 
 def publish(path: str | os.PathLike, report: dict[str, Any], command: str) -> dict[str, Any]:
@@ -83,10 +125,7 @@ def publish(path: str | os.PathLike, report: dict[str, Any], command: str) -> di
         path.parent.mkdir(parents=True, exist_ok=True)
         # Agents are often evaluated side by side: serialise the read-modify-write.
         with FileLock(str(path.with_name(f".{path.name}.lock")), timeout=60):
-            if path.exists() and load(path) is None:
-                raise ConfigError(f"{path} exists but is not a published evaluation (schema {SCHEMA}); "
-                                  "refusing to overwrite it")
-            data = load(path) or {"schema": SCHEMA, "agents": {}}
+            data = load(path) or {"schema": SCHEMA, "agents": {}}  # a foreign file raises: never overwritten
             data["agents"][agent_label(report)] = summarize(report, command)
             data["agents"] = dict(sorted(data["agents"].items(), key=lambda kv: agent_order(kv[0])))
             tmp = path.with_name(f".{path.name}.tmp")
