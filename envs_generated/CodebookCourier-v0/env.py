@@ -1,6 +1,7 @@
 """A field agent is shown a codebook of look-alike three-letter code groups only once; then coded dispatches
-arrive one per turn (with occasional headquarters amendments to the codebook, also shown once), and each must be
-decoded from memory, dropping null groups, before the next one comes in."""
+arrive one per turn, and between them headquarters reshuffles the codebook with relative amendments (two codes swap
+meanings, three codes rotate them, a code takes over another's meaning and leaves it as padding) that never print
+a meaning, so every dispatch must be decoded with the codebook as it stands after all amendments so far."""
 import random
 import re
 
@@ -14,10 +15,10 @@ CONSONANTS = "BDFGKLMNPRSTVZ"
 VOWELS = "AEIOU"
 
 LEVELS = {
-    # codebook size, null groups, messages, (min, max) words per message, reassignments, swaps, strikes, recalls
-    "easy": (10, 1, 5, (2, 3), 0, 0, 3, 2),
-    "medium": (14, 2, 6, (3, 4), 1, 0, 2, 1),
-    "hard": (18, 2, 7, (3, 5), 1, 1, 2, 1),
+    # codebook size, null groups, dispatches, (min, max) words per dispatch, amendments, strikes
+    "easy": (8, 1, 5, (2, 3), 3, 2),
+    "medium": (10, 2, 6, (3, 4), 4, 2),
+    "hard": (12, 2, 7, (3, 5), 6, 2),
 }
 
 
@@ -25,8 +26,8 @@ class CodebookCourierEnv:
     def __init__(self, max_turns=12, difficulty="medium", **kwargs):
         self.max_turns = max_turns
         self.difficulty = difficulty if difficulty in LEVELS else "medium"
-        (self.n_codes, self.n_nulls, self.n_messages, self.length, self.n_reassign, self.n_swaps,
-         self.max_strikes, self.max_recalls) = LEVELS[self.difficulty]
+        (self.n_codes, self.n_nulls, self.n_messages, self.length, self.n_amend,
+         self.max_strikes) = LEVELS[self.difficulty]
         self.rng = random.Random()
         self.book = {}
         self.nulls = []
@@ -34,103 +35,125 @@ class CodebookCourierEnv:
         self.updates = {}
         self.index = 0
         self.strikes = 0
-        self.recalls = 0
         self.turn = 0
         self.done = False
         self.shown_update = False
-        self.last_note = ""
 
-    # ------------------------------------------------------------------ generation
+    # ------------------------------------------------------------------ amendments
+    @staticmethod
+    def _apply(book, nulls, change):
+        """The codebook after one amendment (new dict, new null list)."""
+        book, nulls = dict(book), list(nulls)
+        kind, codes = change
+        if kind == "swap":
+            a, b = codes
+            book[a], book[b] = book[b], book[a]
+        elif kind == "rotate":
+            a, b, c = codes
+            book[a], book[b], book[c] = book[b], book[c], book[a]
+        else:  # "take": a takes b's meaning, b becomes padding
+            a, b = codes
+            book[a] = book.pop(b)
+            nulls.append(b)
+        return book, nulls
+
+    @staticmethod
+    def _one_hop(printed, change, code):
+        """What a reader who follows only the last amendment naming `code`, with the printed meanings, would say."""
+        kind, codes = change
+        if kind == "take" and code == codes[1]:
+            return None
+        if kind == "swap":
+            other = codes[1] if code == codes[0] else codes[0]
+        elif kind == "rotate":
+            other = codes[(codes.index(code) + 1) % 3]
+        else:
+            other = codes[1]
+        return printed.get(other)
+
     def _generate(self):
         rng = self.rng
-        for _ in range(200):
+        for _ in range(300):
             cons = rng.sample(CONSONANTS, 4)
             vows = rng.sample(VOWELS, 2)
             pool = [a + v + b for a in cons for v in vows for b in cons if a != b]
             codes = rng.sample(pool, self.n_codes + self.n_nulls)
-            words = rng.sample(WORDS, self.n_codes + self.n_reassign)
+            words = rng.sample(WORDS, self.n_codes)
             book = {codes[i]: words[i] for i in range(self.n_codes)}
             nulls = codes[self.n_codes:]
-            spare = words[self.n_codes:]
-            # amendments take effect just before a message in the second half
-            changes = []
-            ordinary = list(book)
-            for w in spare:
-                changes.append(("reassign", rng.choice(ordinary), w))
-            for _ in range(self.n_swaps):
-                a, b = rng.sample(ordinary, 2)
-                changes.append(("swap", a, b))
-            slots = rng.sample(range(2, self.n_messages - 1), len(changes)) if changes else []
-            updates = {slot: change for slot, change in zip(sorted(slots), changes)}
-            current = dict(book)
+            slots = sorted(rng.sample(range(1, self.n_messages), min(self.n_amend, self.n_messages - 1)))
+            extra = self.n_amend - len(slots)
+            updates = {s: [] for s in slots}
+            for _ in range(extra):
+                updates[rng.choice(slots)].append(None)
+            current, cur_nulls = dict(book), list(nulls)
+            touched, last_change = [], {}
             messages = []
             ok = True
             for m in range(self.n_messages):
-                if m in updates:
-                    kind, a, b = updates[m]
-                    if kind == "reassign":
-                        current[a] = b
-                    else:
-                        current[a], current[b] = current[b], current[a]
+                changes = []
+                for _ in updates.get(m, []) + ([None] if m in updates else []):
+                    live = list(current)
+                    # chain: reuse codes that were already amended, so one amendment never tells the whole story
+                    seedc = [c for c in touched if c in current]
+                    first = rng.choice(seedc) if seedc and rng.random() < 0.8 else rng.choice(live)
+                    kind = rng.choice(["swap", "swap", "rotate", "take"] if len(live) > 5 else ["swap"])
+                    rest = rng.sample([c for c in live if c != first], 2 if kind == "rotate" else 1)
+                    change = (kind, tuple([first] + rest))
+                    current, cur_nulls = self._apply(current, cur_nulls, change)
+                    for c in change[1]:
+                        touched.append(c)
+                        last_change[c] = change
+                    changes.append(change)
+                if changes:
+                    updates[m] = changes
                 n = rng.randint(*self.length)
-                groups = rng.sample(list(current), n)
-                if m in updates:  # the amended code(s) must be used right away or later
-                    kind, a, b = updates[m]
-                    need = [a] if kind == "reassign" else [a, b]
-                    for code in need:
-                        if code not in groups:
-                            groups[rng.randrange(len(groups))] = code
-                    if len(set(groups)) != len(groups):
-                        ok = False
-                        break
-                plain = [current[c] for c in groups]
+                fresh = [c for c in dict.fromkeys(touched) if c in current]
+                groups = rng.sample(fresh, min(len(fresh), rng.randint(1, 2))) if fresh else []
+                groups += rng.sample([c for c in current if c not in groups], n - len(groups))
+                rng.shuffle(groups)
                 coded = groups[:]
-                if nulls and rng.random() < 0.6:
-                    coded.insert(rng.randint(0, len(coded)), rng.choice(nulls))
-                messages.append({"coded": coded, "plain": plain})
+                if cur_nulls and rng.random() < 0.6:
+                    coded.insert(rng.randint(0, len(coded)), rng.choice(cur_nulls))
+                plain = [current[c] for c in groups]
+                printed = [book.get(c) for c in coded if c not in nulls]
+                hop = [self._one_hop(book, last_change[c], c) if c in last_change else book.get(c) for c in coded]
+                hop = [w for w in hop if w is not None]
+                messages.append({"coded": coded, "plain": plain, "lookup": [printed, hop]})
             if not ok:
                 continue
-            # every amended code must appear after its amendment in a later message as well
-            late_ok = True
-            for slot, (kind, a, b) in updates.items():
-                later = [c for msg in messages[slot + 1:] for c in msg["coded"]]
-                if a not in later:
-                    late_ok = False
-            if not late_ok:
+            fooled = [i for i, msg in enumerate(messages)
+                      if msg["lookup"][0] != msg["plain"] and msg["lookup"][1] != msg["plain"]]
+            if len(fooled) < 2:
                 continue
             self.book, self.nulls, self.messages, self.updates = book, nulls, messages, updates
             return
-        self.book, self.nulls, self.messages, self.updates = book, nulls, messages, {}
+        self.book, self.nulls, self.messages, self.updates = book, nulls, messages, updates
 
     # ------------------------------------------------------------------ text
-    def _update_text(self, change):
-        kind, a, b = change
-        if kind == "reassign":
-            return f"HQ AMENDMENT (shown once): from this dispatch on, code {a} means '{b}'."
-        return f"HQ AMENDMENT (shown once): from this dispatch on, codes {a} and {b} swap their meanings."
+    @staticmethod
+    def _update_text(change):
+        kind, codes = change
+        if kind == "swap":
+            return f"codes {codes[0]} and {codes[1]} swap their meanings."
+        if kind == "rotate":
+            a, b, c = codes
+            return (f"codes {a}, {b} and {c} rotate their meanings: {a} takes the meaning {b} had, {b} takes the "
+                    f"meaning {c} had, {c} takes the meaning {a} had.")
+        a, b = codes
+        return f"code {a} takes over the meaning of code {b}; {b} becomes a null group (padding) from now on."
 
     def _status(self, msg):
         lines = [msg] if msg else []
         lines.append(f"Turn {self.turn}/{self.max_turns} | Dispatch {self.index + 1}/{len(self.messages)} | "
-                     f"Strikes {self.strikes}/{self.max_strikes} | Recalls left {self.max_recalls - self.recalls}")
+                     f"Strikes {self.strikes}/{self.max_strikes}")
         if self.index in self.updates and not self.shown_update:
-            lines.append(self._update_text(self.updates[self.index]))
+            for change in self.updates[self.index]:
+                lines.append("HQ AMENDMENT (shown once, holds from this dispatch on): " + self._update_text(change))
             self.shown_update = True
         lines.append(f"Dispatch {self.index + 1}: {' '.join(self.messages[self.index]['coded'])}")
-        lines.append("Commands: \\boxed{decode <word> <word> ...} (the plain words in order, nulls dropped), "
-                     "\\boxed{recall <CODE>} (HQ repeats one code's current meaning; uses a recall and a turn).")
+        lines.append("Command: \\boxed{decode <word> <word> ...} (the plain words in order, null groups dropped).")
         return "\n".join(lines)
-
-    def _current_book(self):
-        current = dict(self.book)
-        for slot in sorted(self.updates):
-            if slot <= self.index:
-                kind, a, b = self.updates[slot]
-                if kind == "reassign":
-                    current[a] = b
-                else:
-                    current[a], current[b] = current[b], current[a]
-        return current
 
     # ------------------------------------------------------------------ API
     def reset(self, seed=None):
@@ -138,7 +161,6 @@ class CodebookCourierEnv:
         self._generate()
         self.index = 0
         self.strikes = 0
-        self.recalls = 0
         self.turn = 0
         self.done = False
         self.shown_update = False
@@ -150,8 +172,10 @@ class CodebookCourierEnv:
             f"SPY CODEBOOK. Memorise this codebook - it is burned after this message and never shown again:\n"
             f"{book}\n  Null groups (padding, carry no word): {nulls}\n"
             f"{len(self.messages)} dispatches will arrive, one per turn. Decode each into its plain words, in order, "
-            f"leaving out null groups. HQ may amend the codebook between dispatches; an amendment is shown once and "
-            f"holds for all later dispatches. A wrong decode is a strike (you keep the same dispatch); "
+            f"leaving out null groups. Between dispatches HQ reshuffles the codebook: codes swap meanings, rotate "
+            f"them, or one code takes over another's meaning (which then becomes padding). Amendments never restate "
+            f"a meaning, are shown once, and hold for all later dispatches, each one applied to the codebook as it "
+            f"stands at that moment. A wrong decode is a strike (you keep the same dispatch); "
             f"{self.max_strikes} strikes and you are recalled home.\n"
         )
         return intro + self._status(""), {}
@@ -164,27 +188,8 @@ class CodebookCourierEnv:
         text = action if isinstance(action, str) else str(action)
         match = re.search(r"\\boxed\{([^{}]*)\}", text[:20000])
         if match is None:
-            return self._wait("Format reminder: answer with \\boxed{decode ...} or \\boxed{recall CODE}.",
-                              out_of_turns)
-        cmd = " ".join(match.group(1).replace(",", " ").split())
-        low = cmd.lower()
-        rec = re.fullmatch(r"recall\s+([a-z]{3})", low)
-        if rec:
-            code = rec.group(1).upper()
-            if self.recalls >= self.max_recalls:
-                return self._wait("HQ refuses: you have no recalls left.", out_of_turns)
-            book = self._current_book()
-            if code in self.nulls:
-                self.recalls += 1
-                return self._wait(f"HQ: {code} is a null group (padding).", out_of_turns)
-            if code not in book:
-                return self._wait(f"HQ: there is no code {code} in your codebook (no recall used).", out_of_turns)
-            self.recalls += 1
-            return self._wait(f"HQ: {code} currently means '{book[code]}'.", out_of_turns)
-        if low.startswith("recall"):
-            return self._wait("Recall needs one three-letter code, e.g. recall plus a code from the dispatch.",
-                              out_of_turns)
-        words = low.split()
+            return self._wait("Format reminder: answer with \\boxed{decode <word> <word> ...}.", out_of_turns)
+        words = " ".join(match.group(1).replace(",", " ").split()).lower().split()
         if words and words[0] == "decode":
             words = words[1:]
         if not words:
@@ -198,7 +203,6 @@ class CodebookCourierEnv:
                 return (f"Dispatch decoded. All {len(self.messages)} dispatches read correctly - the operation "
                         f"succeeds. You win!"), 1.0, True, False, {}
             return self._wait("Correct - dispatch decoded.", out_of_turns)
-        # specific feedback: which word positions are wrong
         if len(words) != len(plain):
             why = (f"this dispatch decodes to {len(plain)} word(s), you sent {len(words)} "
                    f"(null groups carry no word)")
@@ -222,23 +226,16 @@ class CodebookCourierEnv:
         return "decode " + " ".join(self.messages[i]["plain"])
 
     def hint(self):
-        parts = ["Before the first dispatch, copy the whole codebook into your notes, nulls included, and apply every "
-                 "HQ amendment to your notes the moment it appears."]
-        used = {}
-        for i, msg in enumerate(self.messages):
-            for c in msg["coded"]:
-                used.setdefault(c, []).append(i + 1)
-        look = sorted(c for c in used if c not in self.nulls and any(
-            c != d and sorted(c) == sorted(d) for d in used if d not in self.nulls))
-        if look:
-            parts.append("Look-alike codes that both occur in the dispatches: " + ", ".join(look) + "; read each "
-                         "group letter by letter.")
-        for slot, (kind, a, b) in sorted(self.updates.items()):
-            later = sorted({i for i in used.get(a, []) if i > slot})
-            what = f"code {a}" if kind == "reassign" else f"codes {a} and {b}"
-            parts.append(f"The amendment before dispatch {slot + 1} changes {what}; dispatch(es) "
-                         f"{', '.join(map(str, later))} use the new meaning.")
-        nulls_used = sorted({c for c in used if c in self.nulls})
-        if nulls_used:
-            parts.append(f"{len(nulls_used)} null group(s) turn up in the dispatches.")
+        n = sum(len(v) for v in self.updates.values())
+        many = {}
+        for changes in self.updates.values():
+            for _, codes in changes:
+                for c in codes:
+                    many[c] = many.get(c, 0) + 1
+        chained = sorted(c for c, k in many.items() if k >= 2)
+        parts = [f"Copy the codebook, null groups included, and rewrite it after each of the {n} amendments, in "
+                 f"order: a swap exchanges two current meanings, a rotation moves three, a take-over moves one "
+                 f"meaning and turns the other code into padding. Never decode from the printed codebook alone."]
+        if chained:
+            parts.append("Codes amended more than once: " + ", ".join(chained) + ".")
         return " ".join(parts)

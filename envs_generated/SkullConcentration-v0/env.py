@@ -1,6 +1,7 @@
-"""Concentration with traps: a grid of face-down picture cards hides matching pairs and a few unpaired skull cards;
-you flip one card per turn, two flips per attempt, and every revealed picture is shown only in that turn's feedback,
-so you must remember what lay where to clear all pairs within the flip budget without turning a known skull again."""
+"""Concentration with traps and a moving dealer: a grid of face-down picture cards hides matching pairs and a few
+unpaired skull cards; you flip one card per turn, two flips per attempt, and after every attempt the dealer swaps
+face-down cards or slides a row of them, so where a picture was seen is not where it lies now: you must carry every
+remembered card through the moves to clear all pairs within the flip budget without turning a known skull again."""
 import random
 import re
 from functools import lru_cache
@@ -13,10 +14,10 @@ PICTURES = [
 ROW_LABELS = "ABCDE"
 
 LEVELS = {
-    # rows, cols, pairs, skulls, cards shown in the opening glimpse
-    "easy": (3, 4, 5, 2, 3),
-    "medium": (4, 4, 7, 2, 4),
-    "hard": (4, 5, 9, 2, 5),
+    # rows, cols, pairs, skulls, cards shown in the opening glimpse, dealer moves after each attempt, row slides
+    "easy": (3, 4, 5, 2, 3, 1, False),
+    "medium": (4, 4, 7, 2, 4, 1, True),
+    "hard": (4, 5, 9, 2, 5, 2, True),
 }
 
 
@@ -51,7 +52,8 @@ class SkullConcentrationEnv:
     def __init__(self, max_turns=40, difficulty="medium", **kwargs):
         self.max_turns = max_turns
         self.difficulty = difficulty if difficulty in LEVELS else "medium"
-        self.rows, self.cols, self.n_pairs, self.n_skulls, self.n_glimpse = LEVELS[self.difficulty]
+        self.rows, self.cols, self.n_pairs, self.n_skulls, self.n_glimpse, self.n_moves, self.slides = \
+            LEVELS[self.difficulty]
         self.rng = random.Random()
         self.cards = {}
         self.positions = []
@@ -138,15 +140,19 @@ class SkullConcentrationEnv:
             self.seen[pos] = self.cards[pos]
         self.budget = min(self._remaining_worst(), self.max_turns)
         glimpse = ", ".join(f"{p} = {self.cards[p]}" for p in self.glimpse)
+        opening_moves = self._deal_moves()
         intro = (
-            f"CONCENTRATION WITH SKULLS. {len(self.positions)} cards lie face down in a {self.rows}x{self.cols} grid: "
-            f"{self.n_pairs} pictures appear exactly twice and {self.n_skulls} SKULL cards have no partner. "
-            f"Pictures in this deck: {', '.join(sorted(pictures))}.\n"
+            f"CONCENTRATION WITH SKULLS AND A MOVING DEALER. {len(self.positions)} cards lie face down in a "
+            f"{self.rows}x{self.cols} grid: {self.n_pairs} pictures appear exactly twice and {self.n_skulls} SKULL "
+            f"cards have no partner. Pictures in this deck: {', '.join(sorted(pictures))}.\n"
             f"Each turn you flip ONE card; two flips make an attempt. If the two pictures match, the pair is "
             f"removed; otherwise both turn face down again. Turning up a SKULL ends the attempt at once (the cards "
-            f"go face down) - but turning up a skull you have ALREADY seen loses the game. Clear all pairs within "
-            f"{self.budget} flips. Revealed cards are shown only in the turn you flip them - remember them.\n"
-            f"Before play the dealer lets you glimpse {self.n_glimpse} cards, once: {glimpse}."
+            f"go face down) - but turning up a skull you have ALREADY seen loses the game. After every attempt the "
+            f"dealer moves face-down cards ({self.n_moves} move(s): swapping two cards"
+            f"{' or sliding a row of face-down cards one place to the right' if self.slides else ''}); a card keeps "
+            f"its picture when it moves. Clear all pairs within {self.budget} flips. Revealed cards are shown only in "
+            f"the turn you flip them - remember them, and where the dealer takes them.\n"
+            f"Before play the dealer lets you glimpse {self.n_glimpse} cards, once: {glimpse}. Then: {opening_moves}"
         )
         return self._status(intro), {}
 
@@ -184,7 +190,7 @@ class SkullConcentrationEnv:
             self.seen[pos] = symbol
             extra = f" Your first card {self.first} turns face down too." if self.first else ""
             self.first = None
-            return self._after_flip(f"You flip {pos}: SKULL! The attempt ends.{extra}", out_of_turns)
+            return self._after_flip(f"You flip {pos}: SKULL! The attempt ends.{extra}", out_of_turns, True)
         self.seen[pos] = symbol
         if self.first is None:
             self.first = pos
@@ -196,15 +202,56 @@ class SkullConcentrationEnv:
                 self.done = True
                 return (f"You flip {pos}: {symbol}. It matches {first}! All {self.n_pairs} pairs cleared in "
                         f"{self.flips} flips. You win!"), 1.0, True, False, {}
-            return self._after_flip(f"You flip {pos}: {symbol}. It matches {first} - pair removed!", out_of_turns)
+            return self._after_flip(f"You flip {pos}: {symbol}. It matches {first} - pair removed!", out_of_turns,
+                                    True)
         return self._after_flip(f"You flip {pos}: {symbol}. No match with {first} ({self.cards[first]}); both cards "
-                                f"turn face down.", out_of_turns)
+                                f"turn face down.", out_of_turns, True)
 
-    def _after_flip(self, msg, out_of_turns):
+    def _move_text(self, kind, cells):
+        if kind == "swap":
+            return f"The dealer swaps the face-down cards at {cells[0]} and {cells[1]}."
+        return (f"The dealer slides the face-down cards of row {cells[0][0]} one place to the right along "
+                f"{', '.join(cells)} (the card at {cells[-1]} wraps round to {cells[0]}).")
+
+    def _deal_moves(self):
+        """The dealer moves face-down cards; a remembered card moves with them. Swaps favour cards that have been
+        seen, so the place a picture was shown at goes stale."""
+        rng = self.rng
+        notes = []
+        for _ in range(self.n_moves):
+            down = [p for p in self.positions if p not in self.matched]
+            if len(down) < 2:
+                break
+            rows = {}
+            for p in down:
+                rows.setdefault(p[0], []).append(p)
+            long_rows = [r for r in sorted(rows) if len(rows[r]) >= 3]
+            if self.slides and long_rows and rng.random() < 0.4:
+                cells = rows[rng.choice(long_rows)]
+                perm = {cells[i]: cells[(i + 1) % len(cells)] for i in range(len(cells))}
+                kind = "slide"
+            else:
+                known = [p for p in down if p in self.seen]
+                a = rng.choice(known) if known else rng.choice(down)
+                b = rng.choice([p for p in down if p != a])
+                cells = sorted([a, b], key=self.positions.index)
+                perm = {a: b, b: a}
+                kind = "swap"
+            self.cards.update({perm[p]: self.cards[p] for p in perm})
+            moved_seen = {perm[p]: self.seen[p] for p in perm if p in self.seen}
+            for p in perm:
+                self.seen.pop(p, None)
+            self.seen.update(moved_seen)
+            notes.append(self._move_text(kind, cells))
+        return " ".join(notes)
+
+    def _after_flip(self, msg, out_of_turns, attempt_over=False):
         if self.flips >= self.budget:
             self.done = True
             return (msg + f"\nThe flip budget of {self.budget} is spent with {self._pairs_left()} pair(s) left. "
                           f"You lose."), 0.0, True, False, {}
+        if attempt_over:
+            msg = msg + "\n" + self._deal_moves()
         return self._end_turn(msg, out_of_turns)
 
     def _end_turn(self, msg, out_of_turns):
@@ -236,11 +283,10 @@ class SkullConcentrationEnv:
         return "flip " + next((p for p in self.order if p not in self.matched and live.get(p) != "SKULL"), "A1")
 
     def hint(self):
-        hidden = [p for p in self.positions if self.cards[p] == "SKULL" and p not in self.glimpse]
-        rows = sorted(set(p[0] for p in hidden))
-        skull_text = (f"{len(hidden)} skull(s) were NOT in the glimpse; they lie somewhere in row(s) "
-                      + ", ".join(rows) + ", so open unseen cards in the other rows first"
-                      if hidden else "every skull was in the glimpse")
-        return (f"Keep a written map position -> picture of every card you have seen (the glimpse included) and "
-                f"update it after each flip; clear any pair you already know before opening new cards. "
-                f"In this deal {skull_text}.")
+        skulls = sorted(p for p, sym in self.seen.items() if sym == "SKULL" and p not in self.matched)
+        where = (f"the skull(s) you have seen lie at {', '.join(skulls)} right now" if skulls
+                 else "no skull has been seen yet")
+        return (f"Keep a map position -> picture of every card seen (the glimpse included) and rewrite it after "
+                f"every dealer move: a swap exchanges the two named positions; a slide moves each listed card one "
+                f"place along the list and the last one to the first. Clear a pair as soon as both of its cards are "
+                f"on your map. In this deal {where}.")

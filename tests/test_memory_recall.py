@@ -1,0 +1,230 @@
+"""The Memory Recall games must test memory of derived state, not lookup.
+
+An agent keeps its whole chat transcript, so a game whose answer can be copied from an earlier
+observation (find the line that names the asked-about thing, take its value) tests lookup. Each
+game below is attacked by transcript-lookup agents that do no reasoning beyond that: the latest
+value printed for the asked-about item, the first value printed for it, a sum of the numbers on the
+lines that name it, the position where a picture was last seen, and so on. They see every
+observation so far, as a model would, and play through ``gym.make`` like any agent.
+
+LOOKUP_WIN_LIMIT: the best lookup agent must win under 35% of the episodes on every level. The
+games hand out a few strikes or attempts, so a lookup reader that is right on most of the easy
+steps can still win now and then by luck; 35% leaves room for that while failing any game whose
+questions a reader answers by copying (those were won 80-100% before the redesign).
+"""
+
+from __future__ import annotations
+
+import re
+
+import gymnasium as gym
+import pytest
+
+import spade_gym  # noqa: F401  (registers the bundled suite)
+from spade_gym.env.wrappers import privileged
+
+LEVELS = ("easy", "medium", "hard")
+SEEDS = range(100, 108)
+LOOKUP_WIN_LIMIT = 0.35
+MAX_STEPS = 80
+
+
+def boxed(text: str) -> str:
+    return "\\boxed{" + text + "}"
+
+
+def play(env, agent, seeds=SEEDS) -> float:
+    """Share of `seeds` that `agent` (a function of the list of observations so far) wins on `env`."""
+    wins = 0
+    for seed in seeds:
+        obs, _ = env.reset(seed=seed)
+        transcript = [obs]
+        for _ in range(MAX_STEPS):
+            obs, reward, terminated, truncated, _ = env.step(agent(transcript))
+            transcript.append(obs)
+            if terminated or truncated:
+                wins += reward > 0
+                break
+    return wins / len(seeds)
+
+
+def lines_of(transcript) -> list[str]:
+    return [line for obs in transcript for line in obs.splitlines()]
+
+
+def numbers(line: str) -> list[int]:
+    return [int(n) for n in re.findall(r"(?<![\w:])\d+(?![\w:])", line)]
+
+
+def latest_number(lines, key: str, default: int = 0) -> int:
+    """The last number on the last line that names `key` (the lookup of 'its latest value')."""
+    for line in reversed(lines):
+        if key.lower() in line.lower() and numbers(line):
+            return numbers(line)[-1]
+    return default
+
+
+# ---------------------------------------------------------------- lookup agents, one family per game
+ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
+
+
+def marble_start(transcript):
+    """The child's starting count, read off the opening line."""
+    m = re.search(r"how many marbles does (\w+) hold", transcript[-1])
+    if not m:
+        return boxed("next")
+    start = re.search(rf"\b{m.group(1)} (\d+)", transcript[0])
+    return boxed(start.group(1) if start else "0")
+
+
+def marble_latest(transcript):
+    """The last number printed on a line that names the child."""
+    m = re.search(r"how many marbles does (\w+) hold", transcript[-1])
+    if not m:
+        return boxed("next")
+    return boxed(str(latest_number(lines_of(transcript)[:-1], m.group(1))))
+
+
+def shell_start(transcript):
+    """What lay under the asked positions in the opening row."""
+    m = re.search(r"under the (\w+) cup and under the (\w+) cup", transcript[-1])
+    if not m:
+        return boxed("next")
+    row = re.search(r"from left to right: (.*?)\.\n", transcript[0]).group(1).split(", ")
+    return boxed(", ".join(row[ORDINALS.index(w)] for w in m.groups()))
+
+
+def twin_naive(transcript):
+    """The k-th word of each channel as printed (scratches ignored), then its neighbours on a retry."""
+    log = re.findall(r"\[(\w+)\] (\S+)", transcript[0])
+    q = re.search(r"the (\d+)\w\w word of the (\w+) list counting from the END, and the (\d+)\w\w word of the "
+                  r"(\w+) list", transcript[0])
+    k_end, chan_a, k_start, chan_b = int(q.group(1)), q.group(2), int(q.group(3)), q.group(4)
+    a = [w for c, w in log if c == chan_a and "SCRATCH" not in w]
+    b = [w for c, w in log if c == chan_b and "SCRATCH" not in w]
+    shift = len(transcript) - 1  # 0, 1, 2 on the three attempts
+    feedback = transcript[-1] if shift else ""
+    sa = 0 if "First word: correct" in feedback else shift
+    sb = 0 if "Second word: correct" in feedback else shift
+    pa = max(0, min(len(a) - 1, len(a) - k_end - sa))
+    pb = max(0, min(len(b) - 1, k_start - 1 + sb))
+    return boxed(f"{a[pa]} {b[pb]}")
+
+
+CARGO_OWNERS = ("Halvorsen", "Marek", "Okafor", "Lindqvist", "Dubois", "Sato", "Moreau", "Petrova", "Alvarez",
+                "Keller", "Nakamura", "Brennan")
+
+
+def cargo_lookup(transcript, follow_amendments=True):
+    """Owner and deck of each crate: the last ones printed on a line naming it; then the filtered sum."""
+    crates = {}
+    for line in lines_of(transcript[:1]):
+        m = re.match(r"Crate (\d+)", line) or re.match(r"A\d+\. Crate (\d+)", line)
+        if not m or (line.startswith("A") and not follow_amendments):
+            continue
+        c = crates.setdefault(m.group(1), {})
+        if "unloaded" in line:
+            c["gone"] = True
+        owners = [o for o in re.findall(r"[A-Z][a-z]+", line) if o in CARGO_OWNERS]
+        if owners:
+            c["owner"] = owners[-1]
+        decks = re.findall(r"deck (\d)", line)
+        if decks:
+            c["deck"] = decks[-1]
+        kg = re.search(r"(\d+) kg", line)
+        if kg:
+            c["kg"] = int(kg.group(1))
+    q = re.search(r"belong to (\w+) and sit on deck (\d)", transcript[0])
+    total = sum(c.get("kg", 0) for c in crates.values()
+                if not c.get("gone") and c.get("owner") == q.group(1) and c.get("deck") == q.group(2))
+    return boxed(str(total))
+
+
+def cargo_printed(transcript):
+    return cargo_lookup(transcript, follow_amendments=False)
+
+
+def skull_last_seen(transcript, forget_moved=False):
+    """Where each picture was last seen; known pairs first, never a seen skull. With `forget_moved`, a position
+    named in a later dealer line is forgotten instead (a cautious reader that still does not track the moves)."""
+    seen = {}
+    for line in lines_of(transcript):
+        seen.update(re.findall(r"\b([A-E]\d) = ([A-Z]+)", line) + re.findall(r"You flip ([A-E]\d): ([A-Z]+)", line))
+        if forget_moved and "The dealer" in line:
+            for pos in re.findall(r"\b[A-E]\d\b", line.split("The dealer", 1)[1]):
+                seen.pop(pos, None)
+    last = transcript[-1]
+    live = [f"{row}{i + 1}" for row, cells in re.findall(r"^  ([A-E])  (.*)$", last, re.M)
+            for i, cell in enumerate(cells.split()) if cell != "--"]
+    first = re.search(r"your first card ([A-E]\d) is face up", last)
+    first = first.group(1) if first else None
+    unseen = [p for p in live if p not in seen and p != first]
+    safe = [p for p in live if seen.get(p) != "SKULL" and p != first]
+    if first:
+        partner = [p for p in live if p != first and seen.get(p) == seen.get(first)]
+        return boxed("flip " + (partner + unseen + safe + live)[0])
+    for p in live:
+        if seen.get(p) not in (None, "SKULL") and [q for q in live if seen.get(q) == seen[p]] != [p]:
+            return boxed("flip " + p)
+    return boxed("flip " + (unseen + safe + live)[0])
+
+
+def skull_forget_moved(transcript):
+    return skull_last_seen(transcript, forget_moved=True)
+
+
+
+def codebook_lookup(transcript, hop=False):
+    """Each code's meaning as last printed; with `hop`, the last amendment naming the code is followed one step
+    (a swap or rotation gives it the partner's printed meaning, a take-over the other code's)."""
+    text = "\n".join(transcript)
+    printed = dict(re.findall(r"\b([A-Z]{3}) = (\w+)", text))
+    printed.update(re.findall(r"code ([A-Z]{3}) means '(\w+)'", text))
+    meaning = dict(printed)
+    if hop:
+        for line in lines_of(transcript):
+            if "AMENDMENT" not in line:
+                continue
+            codes = re.findall(r"\b[A-Z]{3}\b", line.split(":", 1)[1])
+            if "swap" in line and len(codes) >= 2:
+                meaning[codes[0]], meaning[codes[1]] = printed.get(codes[1]), printed.get(codes[0])
+            elif "rotate" in line and len(codes) >= 3:
+                for k in range(3):
+                    meaning[codes[k]] = printed.get(codes[(k + 1) % 3])
+            elif "takes over" in line and len(codes) >= 2:
+                meaning[codes[0]], meaning[codes[1]] = printed.get(codes[1]), None
+    groups = re.findall(r"Dispatch \d+: ([A-Z ]+)", transcript[-1])[-1].split()
+    return boxed("decode " + " ".join(meaning[g] for g in groups if meaning.get(g)))
+
+
+def codebook_hop(transcript):
+    return codebook_lookup(transcript, hop=True)
+
+
+def codebook_retry(transcript):
+    """The printed meanings first; after a strike on this dispatch, the one-hop reading."""
+    return codebook_lookup(transcript, hop="Try this dispatch again" in transcript[-1])
+
+
+#: Every Memory Recall game of the bundled suite and the lookup agents that attack it.
+LOOKUP_AGENTS = {
+    "SkullConcentration": (skull_last_seen, skull_forget_moved),
+    "CodebookCourier": (codebook_lookup, codebook_hop, codebook_retry),
+    "MarbleLedger": (marble_start, marble_latest),
+    "ShellGame": (shell_start,),
+    "TwinChannelRecall": (twin_naive,),
+    "CargoManifestAmend": (cargo_lookup, cargo_printed),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOKUP_AGENTS))
+@pytest.mark.parametrize("level", LEVELS)
+def test_lookup_agents_lose_and_the_oracle_wins(name, level):
+    env = gym.make(f"spade/{name}-v0", difficulty=level)
+    try:
+        rates = {agent.__name__: play(env, agent) for agent in LOOKUP_AGENTS[name]}
+        oracle = play(env, lambda transcript: boxed(privileged(env).solution()), SEEDS[:4])
+    finally:
+        env.close()
+    assert max(rates.values()) < LOOKUP_WIN_LIMIT, rates
+    assert oracle == 1.0
