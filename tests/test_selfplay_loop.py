@@ -156,3 +156,17 @@ def test_cpu_test_preset_runs_a_tool_use_iteration(tmp_path):
     assert skills and {skill_by_name(s).kind for s in skills} == {"tool-use"}, skills
     row = json.loads((run_dir / "metrics.jsonl").read_text().splitlines()[0])
     assert row["tokens_designer"] > 0 and isinstance(row["train_loss"], float)
+
+
+def test_cpu_test_preset_trains_on_per_turn_samples(tmp_path):
+    """sample_unit=turn: each agent task takes turn_samples GRPO groups; the iteration trains
+    end to end through TRL with that fixed, group-aligned batch (padding slots included)."""
+    run_dir = tmp_path / "turns"
+    result = CliRunner().invoke(main, ["selfplay", "--preset", "cpu-test", "--set", "sample_unit=turn", "--set",
+                                       "turn_samples=3", "--output", str(run_dir), "--iterations", "1", "--json"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    row = json.loads((run_dir / "metrics.jsonl").read_text().splitlines()[0])
+    assert row["agent_samples"] == 1 * 3 * 4  # agent_groups x turn_samples x G
+    assert 0 <= row["agent_padding_samples"] < row["agent_samples"]
+    assert row["tokens_agent"] > 0 and isinstance(row["train_loss"], float)

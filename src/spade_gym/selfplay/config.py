@@ -96,8 +96,19 @@ class SelfPlayConfig:
     #: Temperature of the with-hint regret plays (never trained on; None: agent_temperature).
     hint_temperature: float | None = None
     max_turn_tokens: int = 1024
+    #: Token budget of one agent training sample: a whole episode's completion tokens
+    #: (sample_unit "episode"), or one turn's prompt plus its reply ("turn").
     max_episode_tokens: int = 8192
     max_turns: int = 12
+    #: What one agent training sample is: "episode" (one sequence, every earlier turn in
+    #: context, reasoning included) or "turn" (one sample per turn, generated from the
+    #: conversation with earlier turns' reasoning stripped; the reference's way for
+    #: thinking models). Every turn of an episode gets the episode's advantage.
+    sample_unit: Literal["episode", "turn"] = "episode"
+    #: With sample_unit "turn": GRPO groups each agent task takes, one turn of each of its
+    #: G episodes per group; shorter episodes are padded with masked samples, longer ones
+    #: are trained on this many of their turns, drawn uniformly (see selfplay/turns.py).
+    turn_samples: int = 4
     #: Validation seeds for designed programs (the validator's default is 16).
     validation_seeds: int = 8
     #: Reject designs without a hint (regret would compare two identical arms).
@@ -140,6 +151,10 @@ class SelfPlayConfig:
             raise ConfigError("need at least one designer or agent group per iteration")
         if self.paired_seeds < 1:
             raise ConfigError("paired_seeds must be >= 1")
+        if self.sample_unit not in ("episode", "turn"):
+            raise ConfigError("sample_unit must be 'episode' or 'turn'")
+        if self.turn_samples < 1:
+            raise ConfigError("turn_samples must be >= 1")
         if self.designer_targets not in ("rotate", "warmstart"):
             raise ConfigError("designer_targets must be 'rotate' or 'warmstart'")
         if self.designer_prompt not in ("full", "compact"):
@@ -192,9 +207,11 @@ class SelfPlayConfig:
     @property
     def batch_size(self) -> int:
         """Samples per iteration (per rank): one GRPO group per designer prompt and per agent
-        task; a served designer's designs are not trained on, so they take no slot."""
+        task (``turn_samples`` per task with per-turn samples); a served designer's designs
+        are not trained on, so they take no slot."""
         trained_design_groups = self.designer_groups if self.designer == "policy" else 0
-        return (trained_design_groups + self.agent_groups) * self.num_generations
+        per_task = self.turn_samples if self.sample_unit == "turn" else 1
+        return (trained_design_groups + self.agent_groups * per_task) * self.num_generations
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -6,26 +6,33 @@ import random
 
 from spade_gym.agents import EpisodeSpec, play_episodes
 from spade_gym.errors import SpadeError
-from spade_gym.selfplay.policy import TokenAgent, TokenPolicy, Trace
+from spade_gym.selfplay.policy import TokenAgent, TokenPolicy, Trace, TurnSample
 from spade_gym.selfplay.records import DesignResult, RolloutStage
 from spade_gym.selfplay.rewards import (
     check_groups, designer_reward, episode_outcome, group_key, learning_potential, paired_regret,
 )
+from spade_gym.selfplay.turns import layout_turn_samples
 
 #: Outcomes remembered per environment for the learning-potential weights.
 OUTCOME_MEMORY = 32
+
+#: What the policy left of one episode: a whole-episode Trace, or its turns.
+Record = Trace | list[TurnSample]
+#: One training sample: prompt ids, completion ids, logprobs, env_mask, reward.
+Row = tuple[list[int], list[int], list[float], list[int], float]
 
 
 class PlayStage(RolloutStage):
     def _play(self, policy: TokenPolicy, specs: list[EpisodeSpec], temperature: float, seed: int):
         agent = TokenAgent(policy, temperature=temperature, max_turn_tokens=self.config.max_turn_tokens,
-                           max_episode_tokens=self.config.max_episode_tokens, seed=seed)
+                           max_episode_tokens=self.config.max_episode_tokens, seed=seed,
+                           sample_unit=self.config.sample_unit)
         episodes = play_episodes(agent, specs, max_turns=self.config.max_turns, batch_size=32)
         self.env_seconds += sum(e.env_seconds for e in episodes)
         return episodes, agent
 
     def _measure_regret(self, policy: TokenPolicy, designs: list[DesignResult], iteration: int,
-                        rng: random.Random) -> list[list[tuple[Trace, float, str]]]:
+                        rng: random.Random) -> list[list[tuple[Record, float, str]]]:
         """Paired regret of each valid design; returns the no-hint plays, one group per design."""
         valid = [d for d in designs if d.valid]
         K = self.config.paired_seeds
@@ -41,12 +48,12 @@ class PlayStage(RolloutStage):
         with_hint, _ = self._play(policy, hinted, self.config.agent_temperature if hint_temperature is None
                                   else hint_temperature, rng.randrange(2**31))
         outcomes: dict[str, tuple[dict, dict]] = {env_id: ({}, {}) for env_id in seeds}
-        groups: dict[str, list[tuple[Trace, float, str]]] = {env_id: [] for env_id in seeds}
+        groups: dict[str, list[tuple[Record, float, str]]] = {env_id: [] for env_id in seeds}
         for index, episode in enumerate(without):
             outcome = episode_outcome(episode.rewards, episode.terminated)
             outcomes[episode.spec.env_id][1][episode.spec.seed] = outcome
-            trace = plain_agent.traces.get(index) or _empty_trace(policy, episode)
-            groups[episode.spec.env_id].append((trace, outcome, episode.spec.env_id))
+            groups[episode.spec.env_id].append((_record(plain_agent, index, policy, episode), outcome,
+                                                episode.spec.env_id))
         for episode in with_hint:
             outcomes[episode.spec.env_id][0][episode.spec.seed] = episode_outcome(episode.rewards, episode.terminated)
         for design in valid:
@@ -75,45 +82,55 @@ class PlayStage(RolloutStage):
 
     def _agent_groups(self, policy: TokenPolicy, n_groups: int, regret_groups, iteration: int,
                       rng: random.Random) -> dict:
+        """The agent's share of the batch: ``n_groups`` GRPO groups of slots.
+
+        Whole-episode samples: one task (G episodes of one environment and seed) per
+        group. Per-turn samples: each task takes ``turn_samples`` groups (see
+        :mod:`spade_gym.selfplay.turns`); slots no task fills are padding.
+        """
         config = self.config
         G = config.num_generations
-        samples: list[tuple[Trace, float]] = []
+        per_task = config.turn_samples if config.sample_unit == "turn" else 1
+        n_tasks = n_groups // per_task
+        episodes: list[tuple[Record, float]] = []
         keys: list[tuple[str, object]] = []
         outcomes: list[tuple[str, float]] = []
         suite_wins: list[float] = []
         used = 0
+        tokens = 0
         if config.train_on_regret_plays and G == config.paired_seeds:
             # GRPO groups by position: a design's G no-hint plays (G seeds of one new environment)
             # form one group, normalised against each other.
-            for group in regret_groups[:n_groups]:
-                for trace, outcome, env_id in group:
-                    samples.append((trace, outcome))
+            for group in regret_groups[:n_tasks]:
+                for record, outcome, env_id in group:
+                    episodes.append((record, outcome))
                     keys.append((env_id, "regret plays"))
                     outcomes.append((env_id, outcome))
+                    tokens += _policy_tokens(record)
                 used += 1
-        remaining = n_groups - used
-        tokens = 0
+        remaining = n_tasks - used
         if remaining > 0:
             pool = [e.id for e in self.seed_entries] + [e.id for e in self.suite.entries()]
             if not pool:
                 raise SpadeError("the environment pool is empty: no seed suite and no valid program yet")
             tasks = self._sample_tasks(pool, remaining, rng)
             specs = [EpisodeSpec(env_id, seed) for env_id, seed in tasks for _ in range(G)]
-            episodes, agent = self._play(policy, specs, config.agent_temperature, rng.randrange(2**31))
-            tokens = agent.tokens
+            played, agent = self._play(policy, specs, config.agent_temperature, rng.randrange(2**31))
+            tokens += agent.tokens
             seed_ids = {e.id for e in self.seed_entries}
-            for index, episode in enumerate(episodes):
+            for index, episode in enumerate(played):
                 reward = episode_outcome(episode.rewards, episode.terminated)
-                trace = agent.traces.get(index) or _empty_trace(policy, episode)
-                samples.append((trace, reward))
+                episodes.append((_record(agent, index, policy, episode), reward))
                 keys.append(group_key(episode.spec.env_id, episode.spec.seed))
                 outcomes.append((episode.spec.env_id, reward))
                 if episode.spec.env_id in seed_ids:
                     suite_wins.append(1.0 if episode.won else 0.0)
         check_groups(keys, G)  # GRPO normalises by position: each group must be one task
-        tokens += sum(sum(t.env_mask) for t, _ in samples[:used * G])
-        return {"samples": samples, "suite_wins": suite_wins, "tokens": tokens, "outcomes": outcomes,
-                "regret_groups_used": used}
+        rows = _training_rows(episodes, G, per_task, rng)
+        # Slot groups no task fills (n_groups not a multiple of turn_samples): padding.
+        rows += [([], [], [], [], 0.0)] * ((n_groups - n_tasks * per_task) * G)
+        return {"rows": rows, "returns": [r for _, r in episodes], "suite_wins": suite_wins, "tokens": tokens,
+                "outcomes": outcomes, "regret_groups_used": used}
 
     def _sample_tasks(self, pool: list[str], n: int, rng: random.Random) -> list[tuple[str, int]]:
         """(environment, seed) tasks; "learning-potential" favours environments the agent wins
@@ -130,9 +147,35 @@ class PlayStage(RolloutStage):
             del history[:-OUTCOME_MEMORY]
 
 
-def _empty_trace(policy: TokenPolicy, episode) -> Trace:
-    """The env failed before the first turn: an empty, unrewarded sample."""
-    return Trace(policy.chat_ids([{"role": "user", "content": episode.first_observation or "-"}]))
+def _record(agent: TokenAgent, index: int, policy: TokenPolicy, episode) -> Record:
+    """What the policy left of episode ``index`` (nothing, if the env failed before the first turn)."""
+    if agent.sample_unit == "turn":
+        return agent.turns.get(index, [])
+    return agent.traces.get(index) or Trace(policy.chat_ids([{"role": "user",
+                                                               "content": episode.first_observation or "-"}]))
+
+
+def _policy_tokens(record: Record) -> int:
+    if isinstance(record, Trace):
+        return sum(record.env_mask)
+    return sum(len(turn.completion_ids) for turn in record)
+
+
+def _training_rows(episodes: list[tuple[Record, float]], G: int, turn_slots: int, rng: random.Random) -> list[Row]:
+    """Training samples of consecutive groups of G episodes; per-turn records are laid out
+    turn-major (:func:`~spade_gym.selfplay.turns.layout_turn_samples`), padding as empty rows."""
+    rows: list[Row] = []
+    if all(isinstance(record, Trace) for record, _ in episodes):
+        for trace, reward in episodes:
+            rows.append((trace.prompt_ids, trace.completion_ids, trace.logprobs, trace.env_mask, reward))
+        return rows
+    groups = [episodes[i:i + G] for i in range(0, len(episodes), G)]
+    for turn, reward in layout_turn_samples(groups, turn_slots, rng):
+        if turn is None:
+            rows.append(([], [], [], [], reward))
+        else:
+            rows.append((turn.prompt_ids, turn.completion_ids, turn.logprobs, [1] * len(turn.completion_ids), reward))
+    return rows
 
 
 def _mean(values):

@@ -18,7 +18,9 @@ first ``designer_groups`` groups are design requests; the rest are agent tasks:
 4. **Agent**: agent groups are first the no-hint regret plays (on-policy episodes of
    fresh environments, one group per design when ``paired_seeds == num_generations``),
    then (environment, seed) tasks drawn from the pool with a learning-potential weight
-   (environments near 50% success first). Environment tokens are masked (``env_mask``).
+   (environments near 50% success first). An episode is one sample (environment tokens
+   masked by ``env_mask``) or, with ``sample_unit="turn"``, one sample per turn with the
+   earlier turns' reasoning stripped (:mod:`~spade_gym.selfplay.turns`).
 
 Every random choice of an iteration comes from ``(seed, rank, iteration)``, so a resumed
 run replays an interrupted iteration exactly.
@@ -120,31 +122,17 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage):
             timings["play_s"] = time.monotonic() - t
             timings["play_env_s"] = self.env_seconds
 
-        out: dict[str, list] = {"prompt_ids": [], "completion_ids": [], "logprobs": [], "env_mask": [],
-                                "spade_reward": [], "spade_role": []}
-        pad_id = policy.tokenizer.pad_token_id
         train_designer = iteration > config.designer_training_delay
-
-        def add(prompt, ids, logprobs, mask, reward, role):
-            if not ids:
-                # Nothing was generated (the env failed before the first turn): TRL needs one
-                # token per sample, so a padding token stands in, masked out of the loss.
-                ids, logprobs, mask = [pad_id], [0.0], [0]
-            out["prompt_ids"].append(prompt)
-            out["completion_ids"].append(ids)
-            out["logprobs"].append(logprobs)
-            out["env_mask"].append(mask)
-            out["spade_reward"].append(reward)
-            out["spade_role"].append(role)
-
+        rows = []
         for group, samples in enumerate(design_samples):
             for design, sample in zip(designs[group * G:(group + 1) * G], samples):
                 # Before the designer's training starts (the paper's delay), designs are
                 # still sampled and scored but carry no loss.
                 mask = [1 if train_designer else 0] * len(sample.completion_ids)
-                add(prompt_ids[group], sample.completion_ids, sample.logprobs, mask, design.reward, "designer")
-        for trace, reward in agent["samples"]:
-            add(trace.prompt_ids, trace.completion_ids, trace.logprobs, trace.env_mask, reward, "agent")
+                rows.append((prompt_ids[group], sample.completion_ids, sample.logprobs, mask, design.reward,
+                             "designer"))
+        rows += [(*row, "agent") for row in agent["rows"]]
+        out = trl_batch(rows, policy.tokenizer.pad_token_id)
 
         self._remember_outcomes(agent["outcomes"])
         valid = [d for d in designs if d.valid]
@@ -157,12 +145,14 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage):
             "returns_with_hint": [d.win_rate_hint for d in valid if d.win_rate_hint is not None],
             "returns_without_hint": [d.win_rate for d in valid if d.win_rate is not None],
             "designer_rewards": [d.reward for d in designs],
-            "agent_returns": [r for _, r in agent["samples"]],
+            "agent_returns": agent["returns"],
             "suite_wins": agent["suite_wins"],
             "registered": [d.env_id for d in valid],
             "trained_regret_groups": agent["regret_groups_used"],
             "tokens_designer": sum(len(s.completion_ids) for g in design_samples for s in g),
             "tokens_agent": agent["tokens"],
+            "agent_samples": len(agent["rows"]),
+            "agent_padding_samples": sum(1 for row in agent["rows"] if not row[1]),
             **timings,
         }
         self.last_metrics = _merge_rank_metrics(self.ranks.gather([local]), iteration,
@@ -174,6 +164,27 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage):
         self.progress.log(f"iteration {iteration}: {m['valid']}/{m['designed']} designs valid, "
                           f"regret {_fmt(m['regret_mean'])}, agent return {_fmt(m['agent_return_mean'])}")
         return out
+
+
+def trl_batch(rows, pad_id: int) -> dict[str, list]:
+    """``rollout_func``'s return value from (prompt, completion, logprobs, env_mask, reward,
+    role) rows, in slot order."""
+    out: dict[str, list] = {"prompt_ids": [], "completion_ids": [], "logprobs": [], "env_mask": [],
+                            "spade_reward": [], "spade_role": []}
+    for prompt, ids, logprobs, mask, reward, role in rows:
+        if not ids:
+            # Nothing was generated (the env failed before the first turn, or a per-turn
+            # padding slot): TRL needs one token per sample, so a padding token stands in,
+            # masked out of the loss.
+            ids, logprobs, mask = [pad_id], [0.0], [0]
+            prompt = prompt or [pad_id]
+        out["prompt_ids"].append(prompt)
+        out["completion_ids"].append(ids)
+        out["logprobs"].append(logprobs)
+        out["env_mask"].append(mask)
+        out["spade_reward"].append(reward)
+        out["spade_role"].append(role)
+    return out
 
 
 def _merge_rank_metrics(parts: list[dict], iteration: int, *, pool_size: int) -> dict:
@@ -206,6 +217,9 @@ def _merge_rank_metrics(parts: list[dict], iteration: int, *, pool_size: int) ->
         "trained_regret_groups": sum(p["trained_regret_groups"] for p in parts),
         "tokens_designer": sum(p["tokens_designer"] for p in parts),
         "tokens_agent": sum(p["tokens_agent"] for p in parts),
+        # Per-turn samples: slots of the agent's share, and how many of them are masked padding.
+        "agent_samples": sum(p["agent_samples"] for p in parts),
+        "agent_padding_samples": sum(p["agent_padding_samples"] for p in parts),
         # Ranks run in parallel: an iteration lasts as long as its slowest rank.
         **{k: round(max(p[k] for p in parts), 3) for k in ("design_s", "validate_s", "play_s", "play_env_s")},
     }

@@ -1,0 +1,261 @@
+"""Per-turn agent samples (``sample_unit="turn"``): a fixed, group-aligned number of samples
+per task whatever the episodes' lengths, padding that carries no gradient, prompts without
+earlier reasoning, log-probabilities equal to TRL's recompute, and long thinking episodes
+that fit the per-sample token budget where one whole-episode sample cannot."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spade_gym.selfplay.policy import strip_reasoning, visible_reply
+from spade_gym.selfplay.turns import layout_turn_samples
+
+
+# ---------------------------------------------------------------- layout (pure)
+
+@settings(max_examples=200, deadline=None)
+@given(G=st.integers(2, 5), T=st.integers(1, 6), data=st.data())
+def test_layout_is_fixed_group_aligned_and_keeps_turn_order(G, T, data):
+    n_groups = data.draw(st.integers(0, 3))
+    groups = [[([f"g{g}e{e}t{t}" for t in range(data.draw(st.integers(0, 12)))], data.draw(st.floats(-1, 1)))
+               for e in range(G)] for g in range(n_groups)]
+    slots = layout_turn_samples(groups, T, random.Random(data.draw(st.integers(0, 99))))
+    # (a) a fixed number of samples, whatever the episodes' lengths
+    assert len(slots) == n_groups * T * G
+    for g, episodes in enumerate(groups):
+        block = slots[g * T * G:(g + 1) * T * G]
+        for b in range(T):
+            # each GRPO group (G consecutive slots) holds the G episodes' returns, once each,
+            # so TRL's per-group normalisation is the normalisation over episodes
+            assert [r for _, r in block[b * G:(b + 1) * G]] == [r for _, r in episodes]
+        for e, (turns, _) in enumerate(episodes):
+            mine = [block[b * G + e][0] for b in range(T)]
+            kept = [m for m in mine if m is not None]
+            assert len(kept) == min(len(turns), T)
+            assert all(m is None for m in mine[len(kept):])  # padding only after the turns
+            assert kept == sorted(kept, key=turns.index)  # in the episode's order, no repeats
+            assert set(kept) <= set(turns) and len(set(kept)) == len(kept)
+
+
+def test_long_episodes_are_trained_on_turns_drawn_uniformly():
+    counts = [0] * 10
+    rng = random.Random(0)
+    for _ in range(2000):
+        slots = layout_turn_samples([[(list(range(10)), 1.0), ([], 0.0)]], 3, rng)
+        for turn, _ in slots[::2]:
+            counts[turn] += 1
+    assert all(abs(c / 2000 - 0.3) < 0.05 for c in counts)  # each turn kept with probability T/n
+
+
+def test_reasoning_is_stripped_from_assistant_turns_only():
+    messages = [{"role": "user", "content": "<think>user text stays</think> go"},
+                {"role": "assistant", "content": "<think>plan A</think>\n\\boxed{1}"},
+                {"role": "user", "content": "again"},
+                {"role": "assistant", "content": "<think>cut off mid-thought"},
+                {"role": "assistant", "content": "", "tool_calls": [{"id": "c"}]}]
+    stripped = strip_reasoning(messages)
+    assert [m["content"] for m in stripped] == ["<think>user text stays</think> go", "\\boxed{1}", "again", "", ""]
+    assert stripped[4]["tool_calls"] == [{"id": "c"}]
+    assert messages[1]["content"].startswith("<think>")  # the caller's messages are untouched
+    assert visible_reply("no reasoning at all") == "no reasoning at all"
+    assert visible_reply("<think>a</think>b<think>c</think>d") == "d"
+
+
+# ---------------------------------------------------------------- with a tiny model and TRL
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("trl")
+
+LOSS_TEMPERATURE = 0.8
+G = 2
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from spade_gym.generate.tiny_model import build_tiny_model
+
+    root = tmp_path_factory.mktemp("turns")
+    build_tiny_model(root / "model", ["<think>reasoning</think> \\boxed{1} turn observation"] * 8, vocab_size=512,
+                     hidden_size=32, num_layers=2, num_heads=2, max_position_embeddings=2048, seed=0)
+    return AutoModelForCausalLM.from_pretrained(root / "model"), AutoTokenizer.from_pretrained(root / "model"), root
+
+
+def make_trainer(tiny, rollout_func=None, batch=4 * G):
+    import os
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    model, tokenizer, root = tiny
+
+    def spade_reward(prompts, completions, spade_reward, **kwargs):
+        return [float(r) for r in spade_reward]
+
+    args = GRPOConfig(output_dir=str(root / "out"), per_device_train_batch_size=batch, num_generations=G,
+                      temperature=LOSS_TEMPERATURE, use_cpu=True, bf16=False, report_to=[], max_steps=1,
+                      max_completion_length=64, logging_steps=1)
+    data = Dataset.from_list([{"prompt": [{"role": "user", "content": "x"}]}] * (2 * batch))
+    return GRPOTrainer(model=model, reward_funcs=spade_reward, args=args, train_dataset=data,
+                       processing_class=tokenizer, rollout_func=rollout_func)
+
+
+def trl_recompute(trainer, prompt_ids, completion_ids):
+    ids = torch.tensor([prompt_ids + completion_ids])
+    logps, _, _ = trainer._get_per_token_logps_and_entropies(trainer.model, ids, torch.ones_like(ids),
+                                                             len(completion_ids))
+    return logps[0].tolist()
+
+
+def test_turn_prompts_hold_no_earlier_reasoning_and_logprobs_equal_trls_recompute(tiny):
+    from spade_gym.agents.base import ActRequest
+    from spade_gym.selfplay.generation import make_generator
+    from spade_gym.selfplay.policy import TokenAgent, TokenPolicy
+
+    trainer = make_trainer(tiny)
+    generator = make_generator(trainer, trainer.processing_class, loss_temperature=trainer.args.temperature)
+    policy = TokenPolicy(generator, trainer.processing_class)
+    agent = TokenAgent(policy, temperature=0.5, max_turn_tokens=6, max_episode_tokens=512, seed=1,
+                       sample_unit="turn")
+    messages = [{"role": "user", "content": "Guess the number."}]
+    for turn in range(3):
+        agent.act([ActRequest(list(messages), messages[-1]["content"], turn, None, episode_id=0)])
+        # what the driver appends: the reply as sampled (here a thinking reply), then the feedback
+        messages += [{"role": "assistant", "content": f"<think>SECRET-{turn} plan</think>\\boxed{{{turn}}}"},
+                     {"role": "user", "content": f"Too low ({turn})."}]
+    turns = agent.turns[0]
+    assert len(turns) == 3 and not agent.traces
+    for k, sample in enumerate(turns):
+        prompt = policy.tokenizer.decode(sample.prompt_ids)
+        assert "SECRET" not in prompt and "<think>" not in prompt  # (c)
+        assert all(f"\\boxed{{{j}}}" in prompt and f"Too low ({j})." in prompt for j in range(k))
+        assert sample.completion_ids
+        # (d) each turn's sample is scored by TRL exactly as it was sampled
+        recomputed = trl_recompute(trainer, sample.prompt_ids, sample.completion_ids)
+        assert sample.logprobs == pytest.approx(recomputed, abs=1e-4)
+
+
+def test_padding_slots_carry_no_gradient_and_turns_get_the_episode_advantage(tiny):
+    """Through TRL's own scoring and loss: a batch of per-turn samples with padding slots;
+    replacing what the padding slots hold leaves the gradient unchanged, and every turn
+    sample's advantage is its episode's GRPO advantage over the G episodes."""
+    from spade_gym.selfplay.playing import _training_rows
+    from spade_gym.selfplay.policy import TurnSample
+    from spade_gym.selfplay.rollout import trl_batch
+
+    model, tokenizer, _ = tiny
+    T = 4
+    gen = random.Random(3)
+
+    def turn():  # a finished turn: it ends with the end-of-turn token
+        completion = [gen.randrange(5, 200) for _ in range(gen.randint(2, 6))] + [tokenizer.eos_token_id]
+        return TurnSample([gen.randrange(5, 200) for _ in range(gen.randint(3, 9))], completion,
+                          [0.0] * len(completion))
+
+    # one task of G=2 episodes: 1 turn (won) and 3 turns (lost) -> 3 + 1 padding slots
+    episodes = [([turn()], 1.0), ([turn(), turn(), turn()], 0.0)]
+    rows = _training_rows(episodes, G, T, random.Random(0))
+    assert len(rows) == T * G
+    padded = [i for i, row in enumerate(rows) if not row[1]]
+    assert len(padded) == T * G - 4
+
+    def gradient(batch):
+        trainer = make_trainer(tiny, rollout_func=lambda prompts, trainer: batch, batch=T * G)
+        trainer.model.zero_grad()
+        trainer.model.train()
+        trainer.current_gradient_accumulation_steps = 1  # set by the training loop, which is not run here
+        inputs = trainer._generate_and_score_completions([{"prompt": [{"role": "user", "content": "x"}]}
+                                                          for _ in range(T * G)])
+        mask = inputs["completion_mask"] * inputs["tool_mask"]
+        assert all(mask[i].sum() == 0 for i in padded)  # no token of a padding slot is in the loss
+        loss = trainer.compute_loss(trainer.model, inputs)
+        loss.backward()
+        grads = torch.cat([p.grad.flatten() for p in trainer.model.parameters() if p.grad is not None])
+        return grads, inputs["advantages"]
+
+    plain = trl_batch([(*row, "agent") for row in rows], tokenizer.pad_token_id)
+    junk = trl_batch([(*row, "agent") for row in rows], tokenizer.pad_token_id)
+    for i in padded:  # what a padding slot holds, as long as it is masked, must not matter
+        junk["prompt_ids"][i] = [gen.randrange(5, 200) for _ in range(12)]
+        junk["completion_ids"][i] = [gen.randrange(5, 200) for _ in range(7)]
+        junk["logprobs"][i] = [-1.0] * 7
+        junk["env_mask"][i] = [0] * 7
+    g_plain, advantages = gradient(plain)
+    g_junk, _ = gradient(junk)
+    assert g_plain.abs().sum() > 0
+    assert torch.allclose(g_plain, g_junk, atol=1e-7)
+    # GRPO over the G episodes (returns 1 and 0): the winner's every turn +, the loser's every turn -
+    expected = torch.tensor([1.0, 0.0])
+    expected = (expected - expected.mean()) / (expected.std() + 1e-4)
+    for b in range(T):
+        assert advantages[b * G:(b + 1) * G].tolist() == pytest.approx(expected.tolist(), abs=1e-5)
+
+
+class LongThinker:
+    """A stand-in generator whose every turn thinks ``reasoning`` words before a short answer."""
+
+    def __init__(self, tokenizer, reasoning: int):
+        text = "<think>" + " step" * reasoning + "</think>\\boxed{1}"
+        self.reply = tokenizer(text, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+        self.loss_temperature = LOSS_TEMPERATURE
+
+    def session(self):
+        import contextlib
+
+        return contextlib.nullcontext()
+
+    def sample(self, prompts, *, max_new_tokens, temperature, seed=None):
+        from spade_gym.selfplay.generation import Sample
+
+        ids = self.reply[:max_new_tokens]
+        return [Sample(list(ids), [-0.1] * len(ids), len(ids) == len(self.reply)) for _ in prompts]
+
+
+def play_long_episode(tokenizer, sample_unit: str, *, budget: int, turns: int = 25, reasoning: int = 45):
+    import gymnasium as gym
+
+    from spade_gym.agents import EpisodeSpec, play_episodes
+    from spade_gym.selfplay.policy import TokenAgent, TokenPolicy
+
+    class Corridor(gym.Env):
+        """``turns`` steps to the exit; the last one wins."""
+
+        def reset(self, *, seed=None, options=None):
+            self.t = 0
+            return "You are in a corridor. Step forward.", {}
+
+        def step(self, action):
+            self.t += 1
+            done = self.t >= turns
+            return f"Step {self.t} taken. Step forward.", 1.0 if done else 0.0, done, False, {}
+
+    agent = TokenAgent(TokenPolicy(LongThinker(tokenizer, reasoning), tokenizer), temperature=LOSS_TEMPERATURE,
+                       max_turn_tokens=256, max_episode_tokens=budget, sample_unit=sample_unit)
+    (episode,) = play_episodes(agent, [EpisodeSpec("corridor", 0, make=Corridor)], max_turns=30)
+    return episode, agent
+
+
+def test_a_25_turn_thinking_episode_fits_per_turn_where_one_sequence_cannot(tiny):
+    _, tokenizer, _ = tiny
+    budget = 2048
+    episode, agent = play_long_episode(tokenizer, "turn", budget=budget)
+    assert len(episode.turns) == 25 and episode.terminated and episode.won
+    samples = agent.turns[0]
+    assert len(samples) == 25 and all(s.finished for s in samples)  # every turn thought to its end
+    longest = max(len(s.prompt_ids) + len(s.completion_ids) for s in samples)
+    assert longest <= budget
+    assert all("step step" not in tokenizer.decode(s.prompt_ids) for s in samples)  # (c) in a real episode
+    # The same episode as one sequence: cut off by the same budget after a few turns ...
+    cut, _ = play_long_episode(tokenizer, "episode", budget=budget)
+    assert cut.truncated and not cut.won and len(cut.turns) < 25
+    # ... because all 25 turns would need several times that budget.
+    whole, whole_agent = play_long_episode(tokenizer, "episode", budget=10**6)
+    assert len(whole.turns) == 25
+    trace = whole_agent.traces[0]
+    assert len(trace.prompt_ids) + len(trace.completion_ids) > 3 * budget > 3 * longest
