@@ -65,6 +65,20 @@ def test_reasoning_is_stripped_from_assistant_turns_only():
     assert visible_reply("<think>a</think>b<think>c</think>d") == "d"
 
 
+def test_thinking_presets_train_per_turn_and_trls_batch_is_one_iteration():
+    from spade_gym.selfplay.presets import PRESETS, load_preset
+
+    for name in PRESETS:
+        config = load_preset(name)
+        # Qwen3 presets think before every reply; the tiny CPU model does not (nothing to strip)
+        assert config.sample_unit == ("turn" if name.startswith("qwen3") else "episode"), name
+        if "per_device_train_batch_size" in config.grpo:
+            # TRL's generation batch holds exactly one iteration's samples
+            assert (config.grpo["per_device_train_batch_size"] * config.grpo["gradient_accumulation_steps"]
+                    == config.batch_size == (config.designer_groups + config.agent_groups * config.turn_samples)
+                    * config.num_generations), name
+
+
 # ---------------------------------------------------------------- with a tiny model and TRL
 
 torch = pytest.importorskip("torch")

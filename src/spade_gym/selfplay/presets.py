@@ -69,7 +69,7 @@ def _cpu_test() -> SelfPlayConfig:
 
 
 def _qwen3(size: str) -> SelfPlayConfig:
-    return SelfPlayConfig(
+    config = SelfPlayConfig(
         preset=f"qwen3-{size}",
         model=f"Qwen/Qwen3-{size.upper()}",
         warmstart=WarmStartConfig(enabled=False),
@@ -87,6 +87,10 @@ def _qwen3(size: str) -> SelfPlayConfig:
         max_turn_tokens=8192,
         max_episode_tokens=32768,
         max_turns=25,
+        # Qwen3 thinks before every reply: one sample per turn, earlier reasoning stripped
+        # (the reference's way), so a 25-turn episode fits the 32k budget of one sample.
+        sample_unit="turn",
+        turn_samples=4,
         validation_seeds=16,
         reward=RewardConfig(mode="paper"),
         designer_training_delay=4,
@@ -104,9 +108,11 @@ def _qwen3(size: str) -> SelfPlayConfig:
             "adam_beta2": 0.98,
             "lr_scheduler_type": "constant",
             "per_device_train_batch_size": 8,
-            "gradient_accumulation_steps": 48,
         },
     )
+    # TRL's generation batch (per device x accumulation steps) is one iteration's samples.
+    config.grpo["gradient_accumulation_steps"] = config.batch_size // config.grpo["per_device_train_batch_size"]
+    return config
 
 
 def _qwen3_tools(size: str) -> SelfPlayConfig:
