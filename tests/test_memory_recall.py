@@ -206,10 +206,48 @@ def codebook_retry(transcript):
     return codebook_lookup(transcript, hop="Try this dispatch again" in transcript[-1])
 
 
+
+def palace_lookup(transcript, hop=False):
+    """The curio's room read off the lit tour (with `hop`: moved by the last porters' line naming that room),
+    then the shortest path over the printed doors."""
+    doors, room_of = {}, {}
+    for room, ds, holds in re.findall(r"- (\w+): doors (.*?)\. Holds: (.*)\.", transcript[0]):
+        doors[room] = dict(re.findall(r"(north|south|east|west) to the (\w+)", ds))
+        room_of.update((curio, room) for curio in re.findall(r"the (\w+ \w+)", holds))
+    last = transcript[-1]
+    here = re.findall(r"You stand in the dark (\w+)", last)[-1]
+    asked = re.search(r"(?:bring me|room did you see|room is) the (\w+ \w+)", last).group(1)
+    goal = room_of.get(asked, here)
+    if hop:
+        for line in reversed([ln for ln in lines_of(transcript) if "porters" in ln]):
+            rooms = re.findall(r"the ([A-Z]\w+)", line.split("porters", 1)[1])
+            if goal in rooms[:2] and len(rooms) >= 2:
+                goal = rooms[1] if goal == rooms[0] else (rooms[0] if "swapped" in line else goal)
+                break
+    if "Curator's quiz" in last:
+        return boxed("answer " + goal)
+    if goal == here:
+        return boxed("take " + asked)
+    previous, queue = {here: None}, [here]
+    for room in queue:
+        for direction, nxt in doors.get(room, {}).items():
+            if nxt not in previous:
+                previous[nxt] = (room, direction)
+                queue.append(nxt)
+    while goal in previous and previous[goal] and previous[goal][0] != here:
+        goal = previous[goal][0]
+    return boxed("go " + previous[goal][1]) if previous.get(goal) else boxed("go north")
+
+
+def palace_hop(transcript):
+    return palace_lookup(transcript, hop=True)
+
+
 #: Every Memory Recall game of the bundled suite and the lookup agents that attack it.
 LOOKUP_AGENTS = {
     "SkullConcentration": (skull_last_seen, skull_forget_moved),
     "CodebookCourier": (codebook_lookup, codebook_hop, codebook_retry),
+    "MemoryPalaceFetch": (palace_lookup, palace_hop),
     "MarbleLedger": (marble_start, marble_latest),
     "ShellGame": (shell_start,),
     "TwinChannelRecall": (twin_naive,),

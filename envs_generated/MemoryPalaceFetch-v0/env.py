@@ -1,6 +1,7 @@
 """A museum curator shows you, once, the floor plan of a dark palace and which curios lie in which room; then
-the lights go out and you must walk room to room (feeling only the doors) to fetch the curios she asks for, one
-request after another, relying on your memory of where each one was."""
+the lights go out, and before every request porters swap the whole contents of two rooms or carry everything from
+one room into another (news given once, never naming a curio), so you must keep each curio's current room in mind to
+walk there in the dark, feeling only the doors, and fetch it or answer the curator's quiz."""
 import random
 import re
 
@@ -15,10 +16,11 @@ DIRS = {"north": (-1, 0), "south": (1, 0), "east": (0, 1), "west": (0, -1)}
 DIR_ORDER = ["north", "south", "east", "west"]
 
 LEVELS = {
-    # rows, cols, extra doors, curios, fetches, quiz questions, strikes that end the game, longest optimal run
-    "easy": (2, 3, 1, 8, 2, 1, 3, 11),
-    "medium": (3, 3, 2, 12, 3, 2, 2, 17),
-    "hard": (3, 4, 2, 16, 4, 2, 2, 22),
+    # rows, cols, extra doors, curios, fetches, quiz questions, strikes that end the game, longest optimal run,
+    # porter moves before each request
+    "easy": (2, 3, 1, 8, 2, 1, 2, 11, 1),
+    "medium": (3, 3, 2, 12, 3, 2, 2, 17, 1),
+    "hard": (3, 4, 2, 16, 4, 2, 2, 22, 2),
 }
 
 
@@ -27,7 +29,10 @@ class MemoryPalaceFetchEnv:
         self.max_turns = max_turns
         self.difficulty = difficulty if difficulty in LEVELS else "medium"
         (self.rows, self.cols, self.extra, self.n_objects, self.n_requests, self.n_quiz,
-         self.max_strikes, self.walk_cap) = LEVELS[self.difficulty]
+         self.max_strikes, self.walk_cap, self.n_moves) = LEVELS[self.difficulty]
+        self.moves = []
+        self.where = {}
+        self.news_shown = -1
         self.rng = random.Random()
         self.names = {}
         self.doors = {}
@@ -107,14 +112,32 @@ class MemoryPalaceFetchEnv:
         self.rng.shuffle(combos)
         return combos[: self.n_objects]
 
-    def _twins(self, obj, objects):
-        mat, kind = obj.split()
-        return [o for o in objects if o != obj and (o.split()[1] == kind or o.split()[0] == mat)
-                and self.location[o] != self.location[obj]]
+    def _porter_move(self, where):
+        """One move of whole room contents (applied to `where`); prefers rooms that hold curios."""
+        cells = self._cells()
+        full = sorted({c for c in where.values()})
+        a = full[self.rng.randrange(len(full))] if full else cells[0]
+        b = self.rng.choice([c for c in cells if c != a])
+        if self.rng.random() < 0.7:
+            for obj, c in where.items():
+                where[obj] = b if c == a else a if c == b else c
+            return ("swap", a, b)
+        for obj, c in where.items():
+            if c == a:
+                where[obj] = b
+        return ("carry", a, b)
+
+    @staticmethod
+    def _one_hop(room, moves):
+        """A reader who follows only the last porter move naming the plan room, once."""
+        for kind, a, b in reversed(moves):
+            if room in (a, b):
+                return b if room == a else (a if kind == "swap" else b)
+        return room
 
     def _generate(self):
-        tasks = []
-        for _ in range(300):
+        tasks, moves = [], []
+        for _ in range(400):
             self.doors = self._build_doors()
             cells = self._cells()
             picked = self.rng.sample(ROOM_NAMES, len(cells))
@@ -122,35 +145,41 @@ class MemoryPalaceFetchEnv:
             objects = self._make_objects()
             self.location = {obj: cells[self.rng.randrange(len(cells))] for obj in objects}
             self.start = cells[self.rng.randrange(len(cells))]
-            order = [o for o in objects if self._twins(o, objects)]
-            self.rng.shuffle(order)
-            fetches, here, total = [], self.start, 0
-            for obj in order:
-                if len(fetches) == self.n_requests:
+            kinds = []
+            for i in range(self.n_requests):
+                kinds.append("fetch")
+                if i < self.n_quiz:
+                    kinds.append("quiz")
+            where = dict(self.location)
+            history, tasks, moves = [], [], []
+            here, total, fooled, ok = self.start, 0, 0, True
+            for kind in kinds:
+                step_moves = [self._porter_move(where) for _ in range(self.n_moves)]
+                history += step_moves
+                moves.append(step_moves)
+                pool = [o for o in where if (kind == "quiz" or where[o] != here)]
+                # prefer a curio whose room a reader of the plan (or of one move) gets wrong
+                tricky = [o for o in pool if where[o] != self.location[o]
+                          and where[o] != self._one_hop(self.location[o], history)]
+                choice = tricky or pool
+                if not choice:
+                    ok = False
                     break
-                if self.location[obj] == here:
-                    continue
-                dist, _ = self._bfs(here)
-                fetches.append(obj)
-                total += dist[self.location[obj]] + 1
-                here = self.location[obj]
-            quizzes = [o for o in order if o not in fetches][: self.n_quiz]
-            if len(fetches) < self.n_requests or len(quizzes) < self.n_quiz:
+                obj = choice[self.rng.randrange(len(choice))]
+                fooled += obj in tricky
+                tasks.append((kind, obj))
+                if kind == "fetch":
+                    dist, _ = self._bfs(here)
+                    total += dist[where[obj]] + 1
+                    here = where.pop(obj)
+                else:
+                    total += 1
+            if not ok or fooled < 2:
                 continue
-            total += len(quizzes)
             if total > min(self.walk_cap, self.max_turns - 2) or total < 3 * self.n_requests:
                 continue
-            # a quiz question follows each of the first deliveries
-            tasks = []
-            for i, obj in enumerate(fetches):
-                tasks.append(("fetch", obj))
-                if i < len(quizzes):
-                    tasks.append(("quiz", quizzes[i]))
             break
-        if not tasks:  # practically unreachable: fall back to the last draw's first fetch
-            first = next(o for o in self.location if self.location[o] != self.start)
-            tasks = [("fetch", first)]
-        self.tasks = tasks
+        self.tasks, self.moves = tasks, moves
         self.requests = [o for kind, o in tasks if kind == "fetch"]
 
     # ------------------------------------------------------------------ text
@@ -172,15 +201,33 @@ class MemoryPalaceFetchEnv:
             f"You stand in the dark {self.names[cell]}. Doors: {doors}.",
         ]
         if not self.done and self.task_index < len(self.tasks):
+            if self.news_shown != self.task_index:
+                self.news_shown = self.task_index
+                lines.append("Porters' news (told once): " + " ".join(self._move_text(m)
+                                                                       for m in self.moves[self.task_index]))
             kind, obj = self.tasks[self.task_index]
             if kind == "fetch":
                 lines.append(f"Curator's request: bring me the {obj}.")
             else:
-                lines.append(f"Curator's quiz: in which room did you see the {obj}? (answer with the room name; "
+                lines.append(f"Curator's quiz: in which room is the {obj} now? (answer with the room name; "
                              f"you need not walk there)")
         lines.append("Commands: \\boxed{go north}, \\boxed{go south}, \\boxed{go east}, \\boxed{go west}, "
                      "\\boxed{take <curio name>} (material and kind), \\boxed{answer <room name>} (quiz only).")
         return "\n".join(lines)
+
+    def _move_text(self, move):
+        kind, a, b = move
+        if kind == "swap":
+            return (f"The porters swapped the whole contents of the {self.names[a]} and the {self.names[b]}.")
+        return f"The porters carried everything in the {self.names[a]} into the {self.names[b]}."
+
+    def _apply_moves(self):
+        for kind, a, b in self.moves[self.task_index]:
+            for obj, c in self.where.items():
+                if kind == "swap":
+                    self.where[obj] = b if c == a else a if c == b else c
+                elif c == a:
+                    self.where[obj] = b
 
     # ------------------------------------------------------------------ API
     def reset(self, seed=None):
@@ -191,6 +238,9 @@ class MemoryPalaceFetchEnv:
         self.turn = 0
         self.strikes = 0
         self.done = False
+        self.where = dict(self.location)
+        self.news_shown = -1
+        self._apply_moves()
         n_quiz = sum(1 for k, _ in self.tasks if k == "quiz")
         intro = (
             f"MEMORY PALACE. The curator gives you one lit tour of a {self.rows}x{self.cols} palace of "
@@ -199,7 +249,9 @@ class MemoryPalaceFetchEnv:
             f"Now the lights go out. From here on you only feel the doors of the room you stand in. The curator "
             f"will ask you to fetch {len(self.requests)} curios, one at a time (walk to the room that holds the "
             f"curio and take it), and between deliveries she will quiz you {n_quiz} time(s) on where some other "
-            f"curio was. Taking a curio that is not in your room or not the one requested, or a wrong quiz answer, "
+            f"curio is now. Before every request the porters move room contents ({self.n_moves} move(s): swapping "
+            f"everything in two rooms, or carrying everything from one room into another); their news is told once "
+            f"and never names a curio. Taking a curio that is not in your room or not the one requested, or a wrong quiz answer, "
             f"is a strike; {self.max_strikes} strikes and you are dismissed. You have {self.max_turns} turns.\n"
         )
         return intro + self._status(), {}
@@ -216,6 +268,7 @@ class MemoryPalaceFetchEnv:
         if self.task_index >= len(self.tasks):
             self.done = True
             return msg + " Every task is done - the curator is delighted. You win!", 1.0, True, False, {}
+        self._apply_moves()
         return self._finish(msg, out_of_turns)
 
     def step(self, action):
@@ -245,7 +298,8 @@ class MemoryPalaceFetchEnv:
             obj = take.group(1)
             if kind != "fetch":
                 return self._finish("The curator is waiting for your quiz answer first, not a curio.", out_of_turns)
-            if obj == wanted and self.location.get(obj) == self.pos:
+            if obj == wanted and self.where.get(obj) == self.pos:
+                del self.where[obj]
                 return self._advance(f"You hand over the {obj}. Delivered!", out_of_turns)
             if obj not in self.location:
                 why = f"there is no curio called the {obj} anywhere in this palace"
@@ -259,12 +313,12 @@ class MemoryPalaceFetchEnv:
             if kind != "quiz":
                 return self._finish("There is no quiz question open right now; fetch the requested curio.",
                                     out_of_turns)
-            if room == self.names[self.location[wanted]].lower():
+            if room == self.names[self.where[wanted]].lower():
                 return self._advance("Correct, well remembered!", out_of_turns)
             known = [n.lower() for n in self.names.values()]
             if room not in known:
                 return self._strike(f"there is no room called '{room[:30]}' in this palace", out_of_turns)
-            return self._strike(f"the {wanted} was not in the {room.capitalize()}", out_of_turns)
+            return self._strike(f"the {wanted} is not in the {room.capitalize()}", out_of_turns)
         msg = f"Unknown command '{cmd[:40]}'. Use go <direction>, take <material kind> or answer <room>."
         return self._finish(msg, out_of_turns)
 
@@ -279,27 +333,16 @@ class MemoryPalaceFetchEnv:
             return "go north"
         kind, obj = self.tasks[min(self.task_index, len(self.tasks) - 1)]
         if kind == "quiz":
-            return "answer " + self.names[self.location[obj]]
-        target = self.location[obj]
+            return "answer " + self.names[self.where[obj]]
+        target = self.where[obj]
         if target == self.pos:
             return "take " + obj
         _, first = self._bfs(self.pos)
         return "go " + first[target]
 
     def hint(self):
-        parts = []
-        here = self.start
-        names = ", then ".join("the " + r for r in self.requests)
-        parts.append(f"You will be asked to fetch {names}.")
-        for obj in self.requests:
-            room = self.location[obj]
-            dist, _ = self._bfs(here)
-            mates = sorted(o for o, c in self.location.items() if c == room and o != obj)
-            cue = (f"it shared its room with the {mates[0]}" if mates else "it was the only curio in its room")
-            parts.append(f"The {obj} lies {dist[room]} door(s) from where you stand before fetching it; {cue}.")
-            here = room
-        quiz = [o for k, o in self.tasks if k == "quiz"]
-        if quiz:
-            parts.append("The quiz will ask about " + " and ".join("the " + o for o in quiz) + ".")
-        parts.append("Watch out for curios that share a material or a kind with the ones you need.")
-        return " ".join(parts)
+        names = ", then ".join("the " + o for o in self.requests)
+        return (f"You will be asked to fetch {names}. Keep a table curio -> room from the lit tour and rewrite it "
+                f"after every porters' news: a swap exchanges the two rooms' whole contents, a carry empties one room "
+                f"into the other, and every curio in those rooms moves with them. Delivered curios leave the table. "
+                f"Walk the shortest door path from where you stand; a quiz asks for the curio's current room.")
