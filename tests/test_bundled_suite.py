@@ -34,7 +34,7 @@ SKILLS = ("Pattern Recognition", "Logical Deduction", "Mathematical Reasoning", 
 TOOL_USE_SKILLS = ("API Orchestration", "Data Retrieval", "State Modification", "Error Recovery", "Tool Selection",
                    "Multi-Step Workflows")
 LEVELS = ("easy", "medium", "hard")
-ENTRIES = Suite(bundled_suite_path()).entries(strict=True)
+ENTRIES = Suite(bundled_suite_path()).entries_or_raise()
 IDS = [e.id for e in ENTRIES]
 GAMES = [e for e in ENTRIES if e.card.kind == GAME_KIND]
 TOOL_USE = [e for e in ENTRIES if e.card.kind == TOOL_USE_KIND]

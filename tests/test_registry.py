@@ -12,14 +12,9 @@ import gymnasium as gym
 import pytest
 
 import spade_gym
-from conftest import BENIGN_DIR, GUESS_SOURCE, build_suite
+from conftest import BENIGN_DIR, GUESS_SOURCE, build_suite, card_for
 from spade_gym.errors import IntegrityError, RegistryError
-from spade_gym.registry import Card, Suite, make_id, register_suite, sanitize_name, sha256_text
-
-
-def card_for(source: str, name: str = "Guess", **extra) -> Card:
-    return Card(name=name, version=0, skill="Test", description="d", hint="h", max_turns=5,
-                sha256=sha256_text(source), **extra)
+from spade_gym.registry import Card, Suite, make_id, register_suite, sanitize_name
 
 
 def test_card_roundtrip(tmp_path):
@@ -107,7 +102,7 @@ def test_concurrent_writers(tmp_path):
     for p in processes:
         p.join(120)
         assert p.exitcode == 0
-    entries = Suite(tmp_path).entries(strict=True)
+    entries = Suite(tmp_path).entries_or_raise()
     assert len(entries) == 24
     shared = sorted(e.card.version for e in entries if e.card.name == "Shared")
     assert shared == list(range(12))
@@ -116,11 +111,11 @@ def test_concurrent_writers(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
 
 
-def test_register_suite_is_cheap_and_idempotent(tmp_path):
-    build_suite(tmp_path, {"guess": GUESS_SOURCE})
-    ids = register_suite(tmp_path)
-    assert ids == ["spade/NumberHunt-v0"] or ids == []  # may already come from another suite
-    assert register_suite(tmp_path) == ids
+def test_register_suite_is_idempotent(tmp_path, forget_registered_ids):
+    Suite(tmp_path).add(GUESS_SOURCE, card_for(GUESS_SOURCE, name="RegisteredOnce"))  # an id no other suite has
+    assert register_suite(tmp_path) == ["spade/RegisteredOnce-v0"]
+    assert register_suite(tmp_path) == ["spade/RegisteredOnce-v0"]
+    assert gym.spec("spade/RegisteredOnce-v0").kwargs["env_dir"] == str((tmp_path / "RegisteredOnce-v0").resolve())
 
 
 def test_env_var_suites_and_module_prefixed_make(tmp_path):

@@ -16,22 +16,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import GUESS_SOURCE, ROOT, build_suite
+from conftest import GUESS_SOURCE, ROOT, build_suite, card_for
 from spade_gym.errors import ConfigError, IntegrityError, RegistryError, SuiteWarning
-from spade_gym.registry import Card, Suite, env_name_from_class, register_suite, sha256_text
+from spade_gym.registry import Card, Suite, env_name_from_class, register_suite
 from spade_gym.registry.card import MAX_CARD_BYTES, MAX_NAME_BYTES, MAX_NAME_CHARS
 
 NOBODY = 65534
 
 
-@pytest.fixture(autouse=True)
-def forget_registered_ids():
-    """Ids registered here (some deliberately broken or refused) must not leak into tests
-    that play every registered environment."""
-    before = set(gym.registry)
-    yield
-    for env_id in set(gym.registry) - before:
-        del gym.registry[env_id]
+pytestmark = pytest.mark.usefixtures("forget_registered_ids")
 
 
 def write_entry(suite: Path, dirname: str, card_text: str | bytes, source: str = GUESS_SOURCE) -> Path:
@@ -41,11 +34,6 @@ def write_entry(suite: Path, dirname: str, card_text: str | bytes, source: str =
     data = card_text.encode() if isinstance(card_text, str) else card_text
     (directory / "card.json").write_bytes(data)
     return directory
-
-
-def good_card(name: str, version: int = 0, source: str = GUESS_SOURCE, **extra) -> Card:
-    return Card(name=name, version=version, skill="Test", description="d", hint="h", max_turns=5,
-                sha256=sha256_text(source), **extra)
 
 
 def import_with_suites(*suites: Path | str) -> subprocess.CompletedProcess:
@@ -60,15 +48,15 @@ def import_with_suites(*suites: Path | str) -> subprocess.CompletedProcess:
 
 def test_hostile_cards_never_break_import(tmp_path):
     suite = tmp_path / "suite"
-    Suite(suite).add(GUESS_SOURCE, good_card("HardenedGood"))
+    Suite(suite).add(GUESS_SOURCE, card_for(GUESS_SOURCE, "HardenedGood"))
     write_entry(suite, "Nested-v0", "[" * 100_000 + "]" * 100_000)
-    write_entry(suite, "Huge-v0", json.dumps({**good_card("Huge").to_dict(), "stats": {"x": "y" * MAX_CARD_BYTES}}))
-    write_entry(suite, "Typed-v0", json.dumps({**good_card("Typed").to_dict(), "difficulty_levels": 5}))
+    write_entry(suite, "Huge-v0", json.dumps({**card_for(GUESS_SOURCE, "Huge").to_dict(), "stats": {"x": "y" * MAX_CARD_BYTES}}))
+    write_entry(suite, "Typed-v0", json.dumps({**card_for(GUESS_SOURCE, "Typed").to_dict(), "difficulty_levels": 5}))
     write_entry(suite, "Latin1-v0", b'{"name": "\xff"}')
     deep = {"a": 1}
     for _ in range(200):
         deep = {"a": deep}
-    write_entry(suite, "Deep-v0", json.dumps({**good_card("Deep").to_dict(), "stats": deep}))
+    write_entry(suite, "Deep-v0", json.dumps({**card_for(GUESS_SOURCE, "Deep").to_dict(), "stats": deep}))
     result = import_with_suites(suite)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "['spade/HardenedGood-v0']"
@@ -88,16 +76,16 @@ FIELDS = ["name", "version", "skill", "description", "hint", "max_turns", "sha25
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(changes=st.dictionaries(st.sampled_from(FIELDS), JSON, max_size=4), drop=st.sets(st.sampled_from(FIELDS)))
 def test_any_card_content_is_read_or_refused_never_raised(tmp_path_factory, changes, drop):
-    """Whatever a card holds: a non-strict read never raises; a strict read raises only
+    """Whatever a card holds: entries() never raises; entries_or_raise() raises only
     RegistryError; and a card that is accepted round-trips through JSON unchanged."""
     suite = tmp_path_factory.mktemp("fuzz")
-    data = {**good_card("Fuzz").to_dict(), **changes}
+    data = {**card_for(GUESS_SOURCE, "Fuzz").to_dict(), **changes}
     for key in drop:
         data.pop(key, None)
     write_entry(suite, "Fuzz-v0", json.dumps(data))
     entries = Suite(suite).entries()
     try:
-        strict = Suite(suite).entries(strict=True)
+        strict = Suite(suite).entries_or_raise()
     except RegistryError:
         assert entries == []
         return
@@ -113,29 +101,29 @@ def test_any_card_content_is_read_or_refused_never_raised(tmp_path_factory, chan
 
 def test_world_writable_entries_and_suites_are_refused(tmp_path):
     suite = tmp_path / "suite"
-    entry = Suite(suite).add(GUESS_SOURCE, good_card("WritableByAll"))
+    entry = Suite(suite).add(GUESS_SOURCE, card_for(GUESS_SOURCE, "WritableByAll"))
     assert register_suite(suite) == ["spade/WritableByAll-v0"]
     os.chmod(entry.env_path, 0o666)
     with pytest.raises(IntegrityError, match="writable by every user"):
         gym.make("spade/WritableByAll-v0")
     other = tmp_path / "other"
-    Suite(other).add(GUESS_SOURCE, good_card("PlantedInOpenDir"))
+    Suite(other).add(GUESS_SOURCE, card_for(GUESS_SOURCE, "PlantedInOpenDir"))
     os.chmod(other / "PlantedInOpenDir-v0", 0o777)
     with pytest.warns(SuiteWarning, match="PlantedInOpenDir-v0.*writable by every user"):
         assert register_suite(other) == []
     open_suite = tmp_path / "open"
-    Suite(open_suite).add(GUESS_SOURCE, good_card("OpenSuite"))
+    Suite(open_suite).add(GUESS_SOURCE, card_for(GUESS_SOURCE, "OpenSuite"))
     os.chmod(open_suite, 0o777)
     with pytest.warns(SuiteWarning, match="refusing suite"):
         assert register_suite(open_suite) == []
     with pytest.raises(RegistryError, match="writable by every user"):
-        Suite(open_suite).entries(strict=True)
+        Suite(open_suite).entries_or_raise()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="changing a file's owner needs root")
 def test_entries_owned_by_another_user_are_refused(tmp_path):
     suite = tmp_path / "suite"
-    entry = Suite(suite).add(GUESS_SOURCE, good_card("PlantedByNobody"))
+    entry = Suite(suite).add(GUESS_SOURCE, card_for(GUESS_SOURCE, "PlantedByNobody"))
     for path in (entry.directory, entry.env_path, entry.directory / "card.json"):
         os.chown(path, NOBODY, NOBODY)
     with pytest.warns(SuiteWarning, match="owned by another user"):
@@ -149,9 +137,9 @@ def test_entries_owned_by_another_user_are_refused(tmp_path):
 
 def test_a_higher_version_in_another_suite_warns_that_it_shadows(tmp_path):
     first, second = tmp_path / "a", tmp_path / "b"
-    Suite(first).add(GUESS_SOURCE, good_card("Shadowed"))
+    Suite(first).add(GUESS_SOURCE, card_for(GUESS_SOURCE, "Shadowed"))
     other = GUESS_SOURCE + "\n# a later version\n"
-    Suite(second).add(other, good_card("Shadowed", version=99, source=other))
+    Suite(second).add(other, card_for(other, "Shadowed", version=99))
     register_suite(first)
     with pytest.warns(SuiteWarning, match=r"spade/Shadowed-v99 .* shadows spade/Shadowed-v0 .*"
                                           r"gym.make\('spade/Shadowed'\)"):
@@ -160,8 +148,8 @@ def test_a_higher_version_in_another_suite_warns_that_it_shadows(tmp_path):
 
 def test_the_same_id_from_another_suite_is_ignored_with_a_warning(tmp_path):
     first, second = tmp_path / "a", tmp_path / "b"
-    Suite(first).add(GUESS_SOURCE, good_card("Twice"))
-    Suite(second).add(GUESS_SOURCE, good_card("Twice"))
+    Suite(first).add(GUESS_SOURCE, card_for(GUESS_SOURCE, "Twice"))
+    Suite(second).add(GUESS_SOURCE, card_for(GUESS_SOURCE, "Twice"))
     register_suite(first)
     with pytest.warns(SuiteWarning, match="Twice-v0 .* is ignored"):
         assert register_suite(second) == []
@@ -173,10 +161,10 @@ def test_long_class_names_are_capped(tmp_path):
     assert len(name) == MAX_NAME_CHARS
     assert len(env_name_from_class("é" * 300 + "Env").encode()) <= MAX_NAME_BYTES
     source = GUESS_SOURCE.replace("NumberHuntEnv", "Q" * 300 + "Env")
-    entry = Suite(tmp_path).add(source, good_card(name, source=source))
+    entry = Suite(tmp_path).add(source, card_for(source, name))
     assert entry.directory.is_dir() and Suite(tmp_path).entries()[0].id == entry.id
     with pytest.raises(RegistryError, match="not a valid id name"):
-        Card.from_dict({**good_card("x").to_dict(), "name": "Q" * 300, "id": "spade/" + "Q" * 300 + "-v0"})
+        Card.from_dict({**card_for(GUESS_SOURCE, "x").to_dict(), "name": "Q" * 300, "id": "spade/" + "Q" * 300 + "-v0"})
 
 
 def test_import_of_a_program_with_a_300_character_class_name(tmp_path):

@@ -173,7 +173,7 @@ def test_concurrent_imports_into_one_suite(tmp_path):
     for process, (stdout, stderr) in zip(processes, outputs):
         assert process.returncode == 0, stderr
         assert not json.loads(stdout)["rejected"]
-    entries = Suite(suite_dir).entries(strict=True)
+    entries = Suite(suite_dir).entries_or_raise()
     assert sorted(e.card.name for e in entries) == ["EmojiTrail", "GridSum", "InventoryPacker", "NumberHunt", "WordSet"]
     for entry in entries:
         entry.read_source()  # checksum matches the card: nothing half-written

@@ -19,7 +19,7 @@ def collect(suite: str | None, skill: str | None, kind: str | None = None) -> li
     """One row per environment (registered ones, or those of ``suite``), filtered."""
     if suite:
         register_suite(existing_suite(suite))
-        entries = Suite(suite).entries(strict=False)
+        entries = Suite(suite).entries()
     else:
         entries = []
         for env_id, env_dir in registered_entries():

@@ -14,6 +14,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,7 +76,7 @@ class Suite:
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path).expanduser()
-        #: Why each entry left out by the last non-strict :meth:`entries` call was skipped.
+        #: Why each entry left out by the last :meth:`entries` call was skipped.
         self.skipped: list[str] = []
 
     def __repr__(self) -> str:
@@ -83,14 +84,29 @@ class Suite:
 
     # ------------------------------------------------------------------ reading
 
-    def entries(self, *, strict: bool = False) -> list[SuiteEntry]:
-        """All environments, sorted by directory name.
-
-        An entry that cannot be read or trusted (see :mod:`spade_gym.registry.trust`)
-        raises if ``strict``; otherwise it is left out and the reason recorded in
-        :attr:`skipped` — whatever is on disk, a non-strict read never raises.
-        """
+    def entries(self) -> list[SuiteEntry]:
+        """Every environment that can be read and trusted (see :mod:`spade_gym.registry.trust`),
+        sorted by directory name. Each one left out is recorded with its reason in
+        :attr:`skipped`: whatever is on disk, this never raises (a hostile card must not
+        break every reader)."""
         self.skipped = []
+        return self._read(self.skipped.append)
+
+    def entries_or_raise(self) -> list[SuiteEntry]:
+        """Every environment, sorted by directory name; raises :class:`RegistryError` on the
+        first one that cannot be read or trusted (for readers that must see the whole suite)."""
+        self.skipped = []
+        return self._read(None)
+
+    def _read(self, skip: Callable[[str], object] | None) -> list[SuiteEntry]:
+        """The entries; each failure goes to ``skip``, or is raised where there is none."""
+
+        def failed(exc: Exception, where: Path) -> None:
+            error = _as_registry_error(exc, where)
+            if skip is None:
+                raise error from None
+            skip(str(error))
+
         try:
             if not self.path.is_dir():
                 raise RegistryError(f"suite directory {self.path} does not exist"
@@ -99,10 +115,8 @@ class Suite:
             if reason is not None:
                 raise IntegrityError(f"refusing suite {self.path}: {reason}")
             directories = sorted(self.path.iterdir())
-        except Exception as exc:
-            if strict:
-                raise _as_registry_error(exc, self.path) from None
-            self.skipped.append(str(_as_registry_error(exc, self.path)))
+        except Exception as exc:  # noqa: BLE001 - reported through failed()
+            failed(exc, self.path)
             return []
         out = []
         for directory in directories:
@@ -111,9 +125,7 @@ class Suite:
                     continue
                 entry = self._read_entry(directory)
             except Exception as exc:  # noqa: BLE001 - a hostile card must not break every reader
-                if strict:
-                    raise _as_registry_error(exc, directory) from None
-                self.skipped.append(str(_as_registry_error(exc, directory)))
+                failed(exc, directory)
                 continue
             out.append(entry)
         return out
