@@ -98,3 +98,23 @@ def representative_bundled_ids() -> list[str]:
     missing = [kind for kind in wanted if kind not in chosen]
     assert not missing, f"the bundled suite has no env of kind {missing}"
     return [chosen[kind] for kind in wanted]
+
+
+def card_for(source: str, name: str = "Guess", version: int = 0, **extra):
+    """A complete card for ``source`` (the fields a test does not care about filled in)."""
+    from spade_gym.registry import Card, sha256_text
+
+    return Card(name=name, version=version, skill="Test", description="d", hint="h", max_turns=5,
+                sha256=sha256_text(source), **extra)
+
+
+@pytest.fixture()
+def forget_registered_ids():
+    """Ids a test registers (some deliberately broken or refused) must not leak into tests
+    that play every registered environment. Use with ``pytestmark = pytest.mark.usefixtures(...)``."""
+    import gymnasium as gym
+
+    before = set(gym.registry)
+    yield
+    for env_id in set(gym.registry) - before:
+        del gym.registry[env_id]

@@ -12,7 +12,6 @@ import time
 import warnings
 from pathlib import Path
 
-import gymnasium as gym
 import pytest
 from click.testing import CliRunner
 from hypothesis import given
@@ -29,14 +28,7 @@ ESC_GREEN = "\x1b[32mVALID\x1b[0m"
 UNSAFE = [chr(c) for c in (*range(0, 9), *range(11, 32), *range(0x7f, 0xa0))] + ["\u202e", "\u2066", "\u200f"]
 
 
-@pytest.fixture(autouse=True)
-def forget_registered_ids():
-    """Ids registered here (some deliberately broken or refused) must not leak into tests
-    that play every registered environment."""
-    before = set(gym.registry)
-    yield
-    for env_id in set(gym.registry) - before:
-        del gym.registry[env_id]
+pytestmark = pytest.mark.usefixtures("forget_registered_ids")
 
 
 def cli(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
