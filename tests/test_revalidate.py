@@ -86,7 +86,7 @@ def test_programs_are_never_touched(written):
     assert set(after) == set(before)
     assert {k: v for k, v in after.items() if k.endswith("env.py")} == \
            {k: v for k, v in before.items() if k.endswith("env.py")}
-    for entry in Suite(directory).entries(strict=True):
+    for entry in Suite(directory).entries_or_raise():
         entry.read_source()  # checksums still match
 
 
@@ -126,7 +126,7 @@ def test_a_program_registered_twice_is_reported(tmp_path):
     source = _benign("guess_number")
     build_suite(tmp_path / "suite", {"guess_number": source})
     suite = Suite(tmp_path / "suite")
-    entry = suite.entries(strict=True)[0]
+    entry = suite.entries_or_raise()[0]
     twin = Card.from_dict({**entry.card.to_dict(), "name": "NumberHuntTwin", "id": "spade/NumberHuntTwin-v0"})
     suite.add(source, twin)
     results = {r.env_id: r for r in revalidate_suite(suite.path, config=_config())}
@@ -154,7 +154,7 @@ def test_a_card_is_not_given_another_programs_verdict(tmp_path):
     """The record is written only if the card still names the program that was validated."""
     build_suite(tmp_path / "suite", {"guess_number": _benign("guess_number")})
     suite = Suite(tmp_path / "suite")
-    entry = suite.entries(strict=True)[0]
+    entry = suite.entries_or_raise()[0]
     before = (entry.directory / "card.json").read_bytes()
     outcomes = suite.replace_validations([(entry, _benign("unicode_story"), {"valid": True, "checks": []})])
     assert outcomes[0] and "another program" in outcomes[0]

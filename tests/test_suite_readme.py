@@ -43,7 +43,7 @@ def test_profile_columns_show_each_level_and_a_dash_without_one():
 def test_the_profile_comes_from_the_card(tmp_path):
     build_suite(tmp_path / "suite", {"guess_number": (BENIGN_DIR / "guess_number.py").read_text()})
     suite = Suite(tmp_path / "suite")
-    entry = suite.entries(strict=True)[0]
+    entry = suite.entries_or_raise()[0]
     assert collect(str(suite.path), None)[0]["level_profile"] is None
     suite.update_card(entry, validation={"valid": True, "checks": [], "level_profile": PROFILE})
     rows = collect(str(suite.path), None)

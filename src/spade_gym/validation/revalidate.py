@@ -78,7 +78,7 @@ def revalidate_suite(path: str | os.PathLike, *, config: ValidationConfig | None
     program finishes (progress bars).
     """
     suite = Suite(path)
-    entries = suite.entries(strict=False)
+    entries = suite.entries()
     results: list[Revalidation] = [Revalidation(_skipped_id(reason), suite.path, problem=reason)
                                    for reason in suite.skipped]
     runnable: list[Revalidation] = []
