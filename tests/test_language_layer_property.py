@@ -19,9 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spade_gym.errors import PolicyViolation
+from spade_gym.sandbox.compiler import compile_program
 from spade_gym.sandbox.instance import build_namespace
 from spade_gym.sandbox.limits import Limits
-from spade_gym.sandbox.policy import READABLE_DUNDER_ATTRS, compile_program
+from spade_gym.sandbox.policy import READABLE_DUNDER_ATTRS
 from spade_gym.sandbox.runtime import ProgramRuntime
 
 NAMES = ["__globals__", "__class__", "__base__", "__subclasses__", "__dict__", "__code__", "__builtins__",

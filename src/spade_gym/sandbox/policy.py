@@ -17,21 +17,16 @@ unknown nodes rejected) and changes what is checked:
   time, with the line, so the designer can repair them;
 * ``eval``/``exec``/``open``... are reported when called under their builtin name.
 
-Compiling is pure AST work (no program code runs), but it still happens inside the
-worker process, so a pathological source can only take the worker down.
+:mod:`spade_gym.sandbox.compiler` runs this policy over a program and compiles what passes.
 """
 
 from __future__ import annotations
 
 import ast
-import hashlib
-from dataclasses import dataclass, field
 
 from RestrictedPython.transformer import RestrictingNodeTransformer, copy_locations
 
-from spade_gym import syntax
 from spade_gym.contract import ALLOWED_MODULES
-from spade_gym.errors import PolicyViolation
 from spade_gym.sandbox.names import (  # noqa: F401 - part of this module's interface
     DENIED_ATTRIBUTES,
     FORBIDDEN_CALLS,
@@ -41,20 +36,6 @@ from spade_gym.sandbox.names import (  # noqa: F401 - part of this module's inte
     READABLE_DUNDER_NAMES,
     SPECIAL_METHODS,
 )
-
-#: The filename compiled programs carry; tracebacks use it to keep program frames only.
-PROGRAM_FILENAME = "<spade-program>"
-#: Largest source accepted (characters). Generated environments are a few hundred lines.
-MAX_SOURCE_CHARS = 200_000
-
-@dataclass
-class CompiledProgram:
-    """A program that passed the policy, ready to ``exec`` inside a worker."""
-
-    code: object  # types.CodeType
-    source: str
-    sha256: str
-    warnings: list[str] = field(default_factory=list)
 
 
 def _is_dunder(name: str) -> bool:
@@ -377,62 +358,3 @@ def _owned_test(base: ast.Name) -> ast.Compare:
 def _import_message(module: str) -> str:
     allowed = ", ".join(m for m in ALLOWED_MODULES if m != "__future__")
     return f'import of "{module}" is not allowed in SPADE programs (allowed: {allowed}).'
-
-
-def source_sha256(source: str) -> str:
-    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def compile_program(source: str) -> CompiledProgram:
-    """Compile ``source`` under the spade-gym policy.
-
-    Raises :class:`PolicyViolation` listing every violation (``Line N: ...``) with
-    ``lineno`` set to the first one. Syntax errors are policy violations too: either
-    way the program cannot run, and the message says where.
-    """
-    if not isinstance(source, str):
-        raise PolicyViolation(f"program source must be str, got {type(source).__name__}")
-    if len(source) > MAX_SOURCE_CHARS:
-        raise PolicyViolation(f"program is {len(source)} characters long; the limit is {MAX_SOURCE_CHARS}")
-    if "\x00" in source:
-        raise PolicyViolation("program source contains a NUL character")
-    try:
-        tree = syntax.parse(source, PROGRAM_FILENAME, "exec")
-    except SyntaxError as exc:
-        text = (exc.text or "").strip()
-        where = f" at: {text!r}" if text else ""
-        raise PolicyViolation(f"Line {exc.lineno}: SyntaxError: {exc.msg}{where}", lineno=exc.lineno) from None
-    except (RecursionError, MemoryError, ValueError) as exc:
-        raise PolicyViolation(f"program could not be parsed: {type(exc).__name__}: {exc}") from None
-    errors: list[str] = []
-    warnings: list[str] = []
-    policy = SpadePolicy(errors, warnings, {})
-    try:
-        policy.visit(tree)
-    except RecursionError:
-        raise PolicyViolation("program is nested too deeply to analyse") from None
-    for node, name in policy.forbidden_calls:
-        if name not in policy.bound_names:
-            policy.error(node, f"{name}() is not available in SPADE programs (no eval/exec/file/console access).")
-    if errors:
-        first = _first_line(errors)
-        raise PolicyViolation("\n".join(sorted(set(errors), key=_line_key)), lineno=first)
-    try:
-        code = syntax.compile_tree(tree, PROGRAM_FILENAME)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        lineno = getattr(exc, "lineno", None)
-        raise PolicyViolation(f"Line {lineno}: {type(exc).__name__}: {exc}", lineno=lineno) from None
-    return CompiledProgram(code=code, source=source, sha256=source_sha256(source), warnings=warnings)
-
-
-def _line_key(message: str) -> int:
-    try:
-        return int(message.split(":", 1)[0].removeprefix("Line ").strip())
-    except ValueError:
-        return 0
-
-
-def _first_line(errors: list[str]) -> int | None:
-    lines = [_line_key(e) for e in errors]
-    lines = [n for n in lines if n]
-    return min(lines) if lines else None

@@ -17,7 +17,7 @@ from spade_gym.sandbox import deadline, tooluse
 from spade_gym.sandbox.guards import Guards
 from spade_gym.sandbox.instance import Instance
 from spade_gym.sandbox.limits import Limits
-from spade_gym.sandbox.policy import PROGRAM_FILENAME, CompiledProgram, compile_program
+from spade_gym.sandbox.compiler import PROGRAM_FILENAME, CompiledProgram, compile_program
 from spade_gym.sandbox.results import (
     CallFailed,
     JSONChecker,

@@ -19,7 +19,7 @@ import operator
 import types
 import typing
 
-from spade_gym.sandbox.policy import PROGRAM_FILENAME
+from spade_gym.sandbox.compiler import PROGRAM_FILENAME
 from spade_gym.sandbox.standins import guard_class
 
 #: Types whose instances a program may never hold (see ``guards.BLOCKED_VALUE_TYPES``).
