@@ -8,7 +8,7 @@ from spade_gym import toolcalls
 from spade_gym.agents.base import ActRequest, AgentReply
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.env.wrappers import privileged
-from spade_gym.validation.policies import observation_candidates
+from spade_gym.validation.observations import observation_candidates
 
 
 class OracleAgent:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from spade_gym.validation.policies import WORDS, boxed, observation_candidates
+from spade_gym.validation.observations import WORDS, boxed, observation_candidates
 
 #: Longer than any realistic action (an LLM reply with its reasoning stays well below).
 DEGENERATE_CHARS = 20_000

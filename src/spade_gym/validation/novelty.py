@@ -32,7 +32,8 @@ from spade_gym.errors import SandboxError
 from spade_gym.sandbox import Limits, ProgramHandle
 from spade_gym.validation.episodes import Job, play
 from spade_gym.validation.fingerprint import Fingerprint, entry_fingerprint, fingerprint, similarity
-from spade_gym.validation.policies import _HIGHER, _LOWER, _NUMBER, CopyEvery, Empty, Oracle, RandomWords, shape
+from spade_gym.validation.observations import HIGHER_FEEDBACK, LOWER_FEEDBACK, NUMBER, shape
+from spade_gym.validation.policies import CopyEvery, Empty, Oracle, RandomWords
 
 #: Seeds of the behaviour probe: the same for every program, so signatures compare.
 BEHAVIOUR_SEEDS = (101, 202, 303, 404)
@@ -81,11 +82,11 @@ def signature_from(episodes: dict[str, list], max_turns: int | None) -> dict[str
         "oracle_turns": int(statistics.median([e.turns for e in oracle])) if oracle else 0,
         "answer_changes": any(len(set(e.actions)) > 1 for e in oracle),
         "wrong_answer": Counter(end(s) for s in first_feedback).most_common(1)[0][0] if first_feedback else "",
-        "feedback_direction": bool(_HIGHER.search(feedback_text) or _LOWER.search(feedback_text)),
+        "feedback_direction": bool(HIGHER_FEEDBACK.search(feedback_text) or LOWER_FEEDBACK.search(feedback_text)),
         "feedback_echo": any(s.action[7:-1] and s.action[7:-1] in s.obs for s in first_feedback),
-        "feedback_numbers": _bucket(statistics.mean([len(_NUMBER.findall(s.obs)) for s in first_feedback])
+        "feedback_numbers": _bucket(statistics.mean([len(NUMBER.findall(s.obs)) for s in first_feedback])
                                     if first_feedback else 0),
-        "screen_numbers": _bucket(statistics.mean([len(_NUMBER.findall(e.obs0 or "")) for e in oracle])
+        "screen_numbers": _bucket(statistics.mean([len(NUMBER.findall(e.obs0 or "")) for e in oracle])
                                   if oracle else 0),
         "screen_size": _bucket(statistics.mean([len(e.obs0 or "") for e in oracle]) / 64 if oracle else 0),
         "copy_wins": sum(e.won for e in episodes.get("copy_every", [])),

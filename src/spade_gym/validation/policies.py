@@ -16,80 +16,21 @@ Two families:
   ``shortcut`` and ``levels`` checks and by ``spade-gym eval --agent baselines``.
 
 Every policy is a plain function of the observations and a seeded RNG, so a probe run is
-reproducible from its seeds.
+reproducible from its seeds. What they read off a screen is :mod:`spade_gym.validation.observations`.
 """
 
 from __future__ import annotations
 
-import functools
 import random
-import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from spade_gym import toolcalls
-
-BOX_OPEN = "\\boxed{"
-
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
-_BOXED_EXAMPLE = re.compile(r"\\boxed\{([^{}\n]{1,60})\}")
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
-_PLACEHOLDERS = frozenset({"answer", "your answer", "action", "...", "number", "word", "x", "n", "boxed"})
-
-#: A small vocabulary for the random-words baseline: common answer words of text games.
-WORDS = tuple(
-    """
-    yes no true false left right up down north south east west red green blue yellow black
-    white one two three four five six seven eight nine ten first last a b c d e x y z alpha
-    beta cat dog apple house tree river stone fire water key door box sword gold silver
-    open close take drop go wait buy sell move push pull read write start stop help look
-    hello world answer none all even odd more less same different guess secret code puzzle
-    """.split()
+from spade_gym.validation.observations import (
+    HIGHER_FEEDBACK, LOWER_FEEDBACK, NUMBER, WORDS, all_candidates, as_number, boxed, observation_candidates,
+    render_number, shape,
 )
-
-
-def boxed(text: str) -> str:
-    return BOX_OPEN + text + "}"
-
-
-def observation_candidates(observation: str) -> list[str]:
-    """What a lazy agent could copy from the screen: boxed examples first, then tokens."""
-    examples = [m.strip() for m in _BOXED_EXAMPLE.findall(observation)]
-    examples = [e for e in examples if e and e.lower() not in _PLACEHOLDERS]
-    if examples:
-        return examples
-    tokens = _TOKEN.findall(observation[:20_000])
-    return tokens or ["0"]
-
-
-def all_candidates(observation: str) -> list[str]:
-    """Every distinct boxed example, token and number of an observation, in order of appearance."""
-    return list(_all_candidates(observation[:20_000]))
-
-
-@functools.lru_cache(maxsize=4096)
-def _all_candidates(text: str) -> tuple[str, ...]:
-    found = [m.strip() for m in _BOXED_EXAMPLE.findall(text)] + _NUMBER.findall(text) + _TOKEN.findall(text)
-    return tuple(dict.fromkeys(c for c in found if c and c.lower() not in _PLACEHOLDERS))
-
-
-@functools.lru_cache(maxsize=65536)
-def shape(text: str) -> str:
-    """A coarse answer shape: runs of digits, letters and other characters, with their lengths
-    (``"4821"`` -> ``"d4"``, ``"blue fox"`` -> ``"a4 a3"``); answers of a game share a shape."""
-    parts = re.findall(r"\d+|[^\W\d_]+|\s+|.", text.strip().lower())
-    out = []
-    for part in parts:
-        if part.isdigit():
-            out.append(f"d{len(part)}")
-        elif part.isalpha():
-            out.append(f"a{len(part)}")
-        elif part.isspace():
-            out.append(" ")
-        else:
-            out.append(part)
-    return "".join(out)
 
 
 # ----------------------------------------------------------------------------- what a policy knows
@@ -112,23 +53,13 @@ class Prior:
         return {shape(s) for s in self.solutions}
 
     def numeric_range(self) -> tuple[float, float] | None:
-        values = [_as_number(s) for s in self.solutions]
+        values = [as_number(s) for s in self.solutions]
         numbers = [v for v in values if v is not None]
         if not self.solutions or len(numbers) < len(self.solutions):
             return None
         return min(numbers), max(numbers)
 
 
-def _as_number(text: str) -> float | None:
-    try:
-        value = float(text.strip().replace(",", ""))
-    except ValueError:
-        return None
-    return value if value == value and abs(value) < 1e15 else None
-
-
-def _render(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 class Policy:
@@ -268,10 +199,6 @@ class BlindScript(Policy):
         return self.script[turn] if turn < len(self.script) else (self.script[-1] if self.script else "")
 
 
-_HIGHER = re.compile(r"\b(higher|larger|bigger|greater|more|too (low|small|few|little)|go up|increase|"
-                     r"below (the|it)|not enough)\b", re.IGNORECASE)
-_LOWER = re.compile(r"\b(lower|smaller|less|fewer|too (high|big|large|many|much)|go down|decrease|"
-                    r"above (the|it)|exceeds?)\b", re.IGNORECASE)
 
 
 class Bisection(Policy):
@@ -282,11 +209,11 @@ class Bisection(Policy):
     def __init__(self, rng, prior: Prior):
         super().__init__(rng)
         self.range = prior.numeric_range()
-        self.integral = all(_as_number(s) is not None and float(_as_number(s)).is_integer()  # type: ignore[arg-type]
+        self.integral = all(as_number(s) is not None and float(as_number(s)).is_integer()  # type: ignore[arg-type]
                             for s in prior.solutions) if prior.solutions else True
 
     def begin(self, observation):
-        numbers = [v for v in (_as_number(n) for n in _NUMBER.findall(observation[:20_000])) if v is not None]
+        numbers = [v for v in (as_number(n) for n in NUMBER.findall(observation[:20_000])) if v is not None]
         screen = (min(numbers), max(numbers)) if len(numbers) >= 2 else (0.0, 100.0)
         self.low, self.high = self.range or screen
         # When the feedback leaves the range learned from other seeds, search the screen's.
@@ -298,7 +225,7 @@ class Bisection(Policy):
         if self.guess is None:
             self.guess = self.low + (1 if self.integral and self.high - self.low > 2 else 0)
         else:
-            higher, lower = _HIGHER.search(observation), _LOWER.search(observation)
+            higher, lower = HIGHER_FEEDBACK.search(observation), LOWER_FEEDBACK.search(observation)
             if lower and not higher:
                 self.high = self.guess - step
                 if self.high < self.low:  # below the learned range: widen it downwards
@@ -309,7 +236,7 @@ class Bisection(Policy):
                     self.high = max(self.outer[1], self.low)
             middle = (self.low + self.high) / 2
             self.guess = float(int(middle)) if self.integral else middle
-        return boxed(_render(self.guess))
+        return boxed(render_number(self.guess))
 
 
 class Enumeration(Policy):

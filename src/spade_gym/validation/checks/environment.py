@@ -12,7 +12,7 @@ from spade_gym.validation.checks import check
 from spade_gym.validation.context import Abort, Context, Outcome
 from spade_gym.validation.episodes import FATAL_KINDS
 from spade_gym.validation.messages import describe_error
-from spade_gym.validation.policies import boxed
+from spade_gym.validation.observations import boxed
 
 #: ``warnings.catch_warnings`` swaps process-global state: one check_env at a time.
 _GYM_LOCK = threading.Lock()
