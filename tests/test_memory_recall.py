@@ -243,11 +243,65 @@ def palace_hop(transcript):
     return palace_lookup(transcript, hop=True)
 
 
+
+WITNESS_PEOPLE = ("the nurse", "the cyclist", "the old man", "the student", "the courier", "the priest",
+                  "the tourist", "the baker's boy", "the lady in spectacles", "the chauffeur")
+WITNESS_VALUES = {"coat": r"\b(red|grey|green|yellow|navy|brown|white|black|purple|orange)\b",
+                  "item": r"(umbrella|briefcase|parcel|violin case|dog leash|newspaper|shopping bag|camera|birdcage"
+                          r"|toolbox)",
+                  "place": r"(bakery|bank|pharmacy|newsstand|post office|cafe|bookshop|florist|town hall|barber's)",
+                  "time": r"(\d+:\d\d)"}
+
+
+def _witness_parse(statement):
+    """(people named, {attribute: value}, swapped attribute or None)."""
+    low = statement.lower()
+    people = sorted((p for p in WITNESS_PEOPLE if p in low), key=low.index)
+    swapped = "coat" if re.search(r"(swapped|exchanged) coats", low) else (
+        "item" if re.search(r"traded|handed what they carried", low) else None)
+    values = {} if swapped else {a: m[0] for a, rx in WITNESS_VALUES.items() if (m := re.findall(rx, low))}
+    return people, values, swapped
+
+
+def witness_lookup(transcript, hop=False):
+    """Compare the statement with the last value printed for that person and attribute (with `hop`: when the last
+    statement naming them is a swap, with the partner's last printed value) and cite that statement."""
+    statements = {}
+    for obs in transcript:
+        statements.update((int(n), text) for n, text in re.findall(r'Statement (\d+): "(.*)"', obs))
+    k = max(statements)
+    people, values, swapped = _witness_parse(statements[k])
+    if swapped or not people or len(values) != 1:
+        return boxed("noted")
+    (attr, value), person = next(iter(values.items())), people[0]
+    for j in range(k - 1, 0, -1):
+        named, vals, sw = _witness_parse(statements.get(j, ""))
+        if person in named and attr in vals:
+            return boxed("noted" if vals[attr] == value else f"conflict {j}")
+        if hop and person in named and sw == attr and len(named) == 2:
+            partner = named[1] if named[0] == person else named[0]
+            for i in range(j - 1, 0, -1):
+                pn, pv, _ = _witness_parse(statements.get(i, ""))
+                if partner in pn and attr in pv:
+                    return boxed("noted" if pv[attr] == value else f"conflict {j}")
+            return boxed("noted")
+    return boxed("noted")
+
+
+def witness_hop(transcript):
+    return witness_lookup(transcript, hop=True)
+
+
+def witness_always_noted(transcript):
+    return boxed("noted")
+
+
 #: Every Memory Recall game of the bundled suite and the lookup agents that attack it.
 LOOKUP_AGENTS = {
     "SkullConcentration": (skull_last_seen, skull_forget_moved),
     "CodebookCourier": (codebook_lookup, codebook_hop, codebook_retry),
     "MemoryPalaceFetch": (palace_lookup, palace_hop),
+    "WitnessClash": (witness_lookup, witness_hop, witness_always_noted),
     "MarbleLedger": (marble_start, marble_latest),
     "ShellGame": (shell_start,),
     "TwinChannelRecall": (twin_naive,),

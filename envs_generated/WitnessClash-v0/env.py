@@ -1,6 +1,7 @@
 """A witness to a busy morning on a town square gives numbered statements one per turn (each shown only once) about
-who wore what, carried what, went where and arrived when; after each statement you either log it or name the
-earlier statement it contradicts, and the witness sometimes refers to people by details given earlier."""
+who wore which coat and carried what, and about people swapping coats or trading what they carried (swaps never
+name the coat or the thing); after each statement you either log it or name the statement that last set the fact it
+contradicts, so you must carry every person's coat and load through the swaps to judge it."""
 import random
 import re
 
@@ -9,21 +10,14 @@ ROLES = ["the nurse", "the cyclist", "the old man", "the student", "the courier"
 COATS = ["red", "grey", "green", "yellow", "navy", "brown", "white", "black", "purple", "orange"]
 ITEMS = ["an umbrella", "a briefcase", "a parcel", "a violin case", "a dog leash", "a newspaper", "a shopping bag",
          "a camera", "a birdcage", "a toolbox"]
-PLACES = ["bakery", "bank", "pharmacy", "newsstand", "post office", "cafe", "bookshop", "florist", "town hall",
-          "barber's"]
-TIMES = ["9:05", "9:10", "9:15", "9:20", "9:25", "9:30", "9:35", "9:40", "9:45", "9:50", "9:55", "10:00"]
-ATTRS = ("coat", "item", "place", "time")
+ATTRS = ("coat", "item")
 
 LEVELS = {
-    # people, statements, contradictions, chance of an indirect reference, strikes that end the game
-    "easy": (4, 10, 2, 0.2, 2),
-    "medium": (5, 11, 2, 0.4, 2),
-    "hard": (6, 12, 3, 0.55, 2),
+    # people, statements, swaps, contradictions, strikes that end the game
+    "easy": (4, 11, 2, 3, 2),
+    "medium": (5, 12, 3, 3, 2),
+    "hard": (6, 14, 4, 4, 2),
 }
-
-
-def bare(item):
-    return item.split(" ", 1)[1]
 
 
 def cap(text):
@@ -31,132 +25,135 @@ def cap(text):
 
 
 class WitnessClashEnv:
-    def __init__(self, max_turns=14, difficulty="medium", **kwargs):
+    def __init__(self, max_turns=16, difficulty="medium", **kwargs):
         self.max_turns = max_turns
         self.difficulty = difficulty if difficulty in LEVELS else "medium"
-        self.n_people, self.n_statements, self.n_clash, self.p_indirect, self.max_strikes = LEVELS[self.difficulty]
+        self.n_people, self.n_statements, self.n_swaps, self.n_clash, self.max_strikes = LEVELS[self.difficulty]
         self.rng = random.Random()
-        self.truth = {}
+        self.people = []
         self.statements = []
         self.answers = []
-        self.clash_facts = []
         self.index = 0
         self.strikes = 0
         self.turn = 0
         self.done = False
 
     # ------------------------------------------------------------------ wording
-    def _ref(self, person, known, avoid_attr, force=False):
-        """Name a person directly or through a detail already stated (never the attribute being asserted)."""
-        options = [a for a in known.get(person, []) if a != avoid_attr]
-        if options and (force or self.rng.random() < self.p_indirect):
-            a = self.rng.choice(options)
-            v = self.truth[person][a]
-            if a == "coat":
-                return f"the person in the {v} coat"
-            if a == "item":
-                return f"the one carrying the {bare(v)}"
-            if a == "place":
-                return f"the person who went into the {v}"
-            return f"whoever arrived at {v}"
-        return person
-
     def _say(self, who, attr, value):
-        rng = self.rng
         if attr == "coat":
-            forms = [f"{cap(who)} wore a {value} coat.", f"I noticed a {value} coat on {who}.",
+            forms = [f"{cap(who)} was wearing a {value} coat.", f"I noticed a {value} coat on {who}.",
                      f"{cap(who)} was dressed in {value} - a long {value} coat."]
-        elif attr == "item":
+        else:
             forms = [f"{cap(who)} was carrying {value}.", f"I saw {who} holding {value}.",
                      f"{cap(value)} - that was in the hands of {who}."]
-        elif attr == "place":
-            forms = [f"{cap(who)} went into the {value}.", f"{cap(who)} headed straight for the {value}.",
-                     f"The {value} is where {who} went, I am certain."]
+        return self.rng.choice(forms)
+
+    def _say_swap(self, a, b, attr):
+        if attr == "coat":
+            forms = [f"{cap(a)} and {b} swapped coats.", f"Then {a} and {b} exchanged coats with each other."]
         else:
-            forms = [f"{cap(who)} arrived at {value}.", f"It was {value} when {who} showed up.",
-                     f"{cap(who)} turned up on the square at {value}, by the church clock."]
-        return rng.choice(forms)
+            forms = [f"{cap(a)} and {b} traded what they were carrying.",
+                     f"Then {a} handed what they carried to {b} and took {b}'s in return."]
+        return self.rng.choice(forms)
+
+    # ------------------------------------------------------------------ lookups the game must defeat
+    @staticmethod
+    def _lookup_verdicts(log):
+        """Verdicts of two transcript readers on each statement: (a) compare with the last value printed for that
+        person and attribute; (b) the same, but when the last statement naming them is a swap, take the partner's
+        last printed value. Neither tracks a value through more than one swap."""
+        out = []
+        for i, st in enumerate(log):
+            if st[0] != "fact":
+                out.append(("noted", "noted"))
+                continue
+            _, p, a, v = st
+            facts = [(j, s[3]) for j, s in enumerate(log[:i]) if s[0] == "fact" and s[1] == p and s[2] == a]
+            named = [(j, s) for j, s in enumerate(log[:i]) if s[2] == a and (s[1] == p or (s[0] == "swap" and
+                                                                                            s[3] == p))]
+            first = "noted" if not facts or facts[-1][1] == v else f"conflict {facts[-1][0] + 1}"
+            second = first
+            if named and named[-1][1][0] == "swap":
+                j, s = named[-1]
+                partner = s[3] if s[1] == p else s[1]
+                pf = [t[3] for t in log[:j] if t[0] == "fact" and t[1] == partner and t[2] == a]
+                second = "noted" if not pf or pf[-1] == v else f"conflict {j + 1}"
+            out.append((first, second))
+        return out
 
     # ------------------------------------------------------------------ generation
-    def _wrong_value(self, attr):
-        pool = {"coat": COATS, "item": ITEMS, "place": PLACES, "time": TIMES}[attr]
-        used = {self.truth[p][attr] for p in self.truth}
-        return self.rng.choice([v for v in pool if v not in used])
-
     def _generate(self):
         rng = self.rng
         n = self.n_statements
-        for _ in range(200):
+        kept = ([], [], [])
+        for _ in range(400):
             people = rng.sample(ROLES, self.n_people)
-            coats = rng.sample(COATS, self.n_people)
-            items = rng.sample(ITEMS, self.n_people)
-            places = rng.sample(PLACES, self.n_people)
-            times = rng.sample(TIMES, self.n_people)
-            self.truth = {p: {"coat": coats[i], "item": items[i], "place": places[i], "time": times[i]}
-                          for i, p in enumerate(people)}
-            facts = [(p, a) for p in people for a in ATTRS]
-            rng.shuffle(facts)
-            clash_facts = facts[: self.n_clash]
-            fresh = facts[self.n_clash:]
-            clash_pos = sorted(rng.sample(range(4, n), self.n_clash))
-            orig_pos = []
-            ok = True
-            for cp in clash_pos:
-                choices = [j for j in range(0, cp - 2) if j not in orig_pos and j not in clash_pos]
-                if not choices:
-                    ok = False
-                    break
-                orig_pos.append(rng.choice(choices))
+            value = {}
+            for a, pool in (("coat", COATS), ("item", ITEMS)):
+                for p, v in zip(people, rng.sample(pool, self.n_people)):
+                    value[(p, a)] = v
+            # kinds: facts first, then swaps and contradictions spread over the later statements
+            late = list(range(3, n))
+            special = rng.sample(late, self.n_swaps + self.n_clash)
+            swaps = set(rng.sample(special, self.n_swaps))
+            plan = ["swap" if i in swaps else "clash" if i in special else "fact" for i in range(n)]
+            known, record, printed = set(), {}, {}
+            log, answers, ok = [], [], True
+            for i, kind in enumerate(plan):
+                if kind == "swap":
+                    opts = [(p, q, a) for a in ATTRS for p in people for q in people
+                            if p < q and (p, a) in known and (q, a) in known]
+                    if not opts:
+                        ok = False
+                        break
+                    # chain swaps through people already swapped, so one hop never tells the whole story
+                    chained = [o for o in opts if any(record.get((x, o[2])) is not None and log[record[(x, o[2])]][0]
+                                                      == "swap" for x in o[:2])]
+                    p, q, a = rng.choice(chained if chained and rng.random() < 0.7 else opts)
+                    value[(p, a)], value[(q, a)] = value[(q, a)], value[(p, a)]
+                    record[(p, a)] = record[(q, a)] = i
+                    log.append(("swap", p, a, q))
+                    answers.append("noted")
+                elif kind == "clash":
+                    opts = [k for k in known]
+                    if not opts:
+                        ok = False
+                        break
+                    # the stale value (last printed, changed since by a swap) when there is one
+                    stale = [k for k in opts if printed.get(k) != value[k]]
+                    p, a = rng.choice(stale) if stale and rng.random() < 0.75 else rng.choice(opts)
+                    if printed.get((p, a)) != value[(p, a)] and printed.get((p, a)) is not None:
+                        v = printed[(p, a)]
+                    else:
+                        pool = COATS if a == "coat" else ITEMS
+                        v = rng.choice([x for x in pool if x != value[(p, a)]])
+                    log.append(("fact", p, a, v))
+                    answers.append(f"conflict {record[(p, a)] + 1}")
+                else:
+                    unknown = [(p, a) for p in people for a in ATTRS if (p, a) not in known]
+                    moved = [k for k in known if printed.get(k) != value[k]]
+                    if moved and (rng.random() < 0.6 or not unknown):
+                        p, a = rng.choice(moved)
+                    elif unknown:
+                        p, a = rng.choice(unknown)
+                    else:
+                        p, a = rng.choice(sorted(known))
+                    known.add((p, a))
+                    printed[(p, a)] = value[(p, a)]
+                    record[(p, a)] = i
+                    log.append(("fact", p, a, value[(p, a)]))
+                    answers.append("noted")
             if not ok:
                 continue
-            plan = [None] * n
-            for f, j, i in zip(clash_facts, orig_pos, clash_pos):
-                plan[j] = ("orig", f)
-                plan[i] = ("clash", f, j)
-            if self.p_indirect >= 0.4:
-                # give each contradicted person another plain fact before the clash, so that the clash can name
-                # them by that detail
-                for f, i in zip(clash_facts, clash_pos):
-                    person = f[0]
-                    support = [g for g in fresh if g[0] == person]
-                    free = [q for q in range(0, i) if plan[q] is None]
-                    if support and free:
-                        fresh.remove(support[0])
-                        plan[rng.choice(free)] = ("new", support[0])
-            stated = []  # facts already stated truthfully (not clash facts), allowed for repeats
-            known = {}   # person -> attrs stated truthfully so far (usable as references)
-            statements, answers = [], []
-            for pos in range(n):
-                step = plan[pos]
-                if step is None:
-                    if stated and (rng.random() < 0.3 or not fresh):
-                        f = stated.pop(rng.randrange(len(stated)))  # each fact is repeated at most once
-                        step = ("repeat", f)
-                    else:
-                        f = fresh.pop()
-                        step = ("new", f)
-                kind = step[0]
-                person, attr = step[1]
-                force = kind == "clash" and self.p_indirect >= 0.4
-                if kind == "clash":
-                    value = self._wrong_value(attr)
-                    answers.append(f"conflict {step[2] + 1}")
-                else:
-                    value = self.truth[person][attr]
-                    answers.append("noted")
-                text = self._say(self._ref(person, known, attr, force), attr, value)
-                for _ in range(8):  # a repeated fact comes in new words
-                    if text not in statements:
-                        break
-                    text = self._say(self._ref(person, known, attr, force), attr, value)
-                statements.append(text)
-                if kind in ("new", "orig"):
-                    known.setdefault(person, []).append(attr)
-                if kind == "new":
-                    stated.append((person, attr))
-            self.statements, self.answers = statements, answers
-            self.clash_facts = [plan[i][1] for i in clash_pos]
-            return
+            kept = (people, log, answers)
+            verdicts = self._lookup_verdicts(log)
+            wrong = [sum(1 for v, t in zip(verdicts, answers) if v[k] != t) for k in (0, 1)]
+            if min(wrong) >= self.max_strikes:
+                break
+        # practically unreachable: after 400 draws keep the last complete one
+        self.people, log, self.answers = kept
+        self.statements = [self._say(s[1], s[2], s[3]) if s[0] == "fact" else self._say_swap(s[1], s[3], s[2])
+                           for s in log]
 
     # ------------------------------------------------------------------ text
     def _status(self, msg):
@@ -165,7 +162,7 @@ class WitnessClashEnv:
                      f"Strikes {self.strikes}/{self.max_strikes}")
         lines.append(f'Statement {self.index + 1}: "{self.statements[self.index]}"')
         lines.append("Commands: \\boxed{noted} (compatible with everything said so far) or \\boxed{conflict <n>} "
-                     "(it contradicts earlier statement number n).")
+                     "(it contradicts the fact that statement n last set).")
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ API
@@ -176,16 +173,16 @@ class WitnessClashEnv:
         self.strikes = 0
         self.turn = 0
         self.done = False
-        people = sorted(self.truth)
         intro = (
-            f"WITNESS STAND. A witness describes a morning on the town square involving {len(people)} people: "
-            f"{', '.join(people)}. No two of them wore the same coat colour, carried the same thing, went into "
-            f"the same shop or arrived at the same time, so a detail such as 'the person in the grey coat' always "
-            f"points to one person. The witness makes {len(self.statements)} numbered statements, one per turn; "
-            f"each is shown ONCE. After each, log it, or - if it contradicts an earlier statement - name that "
-            f"statement's number. Each contradiction clashes with exactly one earlier statement. A missed "
-            f"contradiction, a false alarm or a wrong number is a strike; {self.max_strikes} strikes and the "
-            f"judge dismisses you.\n"
+            f"WITNESS STAND. A witness describes a morning on the town square involving {len(self.people)} people: "
+            f"{', '.join(sorted(self.people))}. Everyone wore one coat and carried one thing; no two wore the same "
+            f"coat colour or carried the same thing, and they only changed when two of them swapped coats or traded "
+            f"what they carried (the witness tells you about every swap, without naming the coats or things). The "
+            f"witness makes {len(self.statements)} numbered statements in the order things happened, one per turn; "
+            f"each is shown ONCE. After each, log it, or - if it contradicts what you know at that moment - name the "
+            f"statement that last set that person's coat (or thing): the latest earlier statement that described "
+            f"it or swapped it. Contradicting statements are struck from the record. A missed contradiction, a "
+            f"false alarm or a wrong number is a strike; {self.max_strikes} strikes and the judge dismisses you.\n"
         )
         return intro + self._status(""), {}
 
@@ -221,7 +218,7 @@ class WitnessClashEnv:
         elif not clash:
             why = f"statement {k} is compatible with everything said before; there is no contradiction"
         else:
-            why = f"statement {k} does contradict earlier testimony, but not statement {claim}"
+            why = f"statement {k} does contradict earlier testimony, but not what statement {claim} set"
         return self._strike(why, out_of_turns)
 
     def _strike(self, why, out_of_turns):
@@ -249,11 +246,9 @@ class WitnessClashEnv:
         return self.answers[min(self.index, len(self.answers) - 1)]
 
     def hint(self):
-        kinds = {"coat": "a coat colour", "item": "something carried", "place": "a shop entered",
-                 "time": "an arrival time"}
-        topics = sorted(set(kinds[attr] for _, attr in self.clash_facts))
-        return (f"Keep a table person -> coat, item, shop, time and fill it from every statement; when a "
-                f"statement names someone by a detail ('the person in the X coat'), resolve that detail with the "
-                f"table first, and note the statement number next to each fact. This testimony holds "
-                f"{len(self.clash_facts)} contradiction(s); at least one is about " + topics[0] +
-                ". Facts repeated in new words are not contradictions.")
+        n_clash = sum(1 for a in self.answers if a != "noted")
+        return (f"Keep a table person -> coat, thing, each with the number of the statement that last set it. A "
+                f"description sets the value; a swap exchanges the two people's values and sets both numbers to the "
+                f"swap's. Judge each description against the table, not against what was last said about that "
+                f"person. This testimony holds {n_clash} contradiction(s); a description that differs from the "
+                f"last one printed for that person is often no contradiction at all.")
