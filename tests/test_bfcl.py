@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 import spade_gym
 from spade_gym.adapters import bfcl
 from spade_gym.adapters.bfcl_checker import check, check_value, standardize
+from spade_gym.errors import ConfigError
 from spade_gym.toolcalls import ToolCall, format_answer, format_calls, solution_actions
 
 HAS_DATA = importlib.util.find_spec("bfcl_eval") is not None
@@ -350,6 +351,15 @@ def test_spade_gym_tools_sees_a_bfcl_env_as_tool_use():
     assert spade_gym.tools(env) == info["tools"] and len(info["tools"]) > 1
     info["tools"].clear()  # callers get copies
     assert spade_gym.tools(env)
+
+
+@needs_data
+def test_hint_settings_are_read_as_for_every_other_env():
+    bfcl.register_bfcl(["multiple"])
+    assert "hint" in gym.make("spade/bfcl-multiple-v0", hint="info").reset(seed=3)[1]
+    assert "hint" not in gym.make("spade/bfcl-multiple-v0", hint=False).reset(seed=3)[1]
+    with pytest.raises(ConfigError, match="hint must be"):
+        gym.make("spade/bfcl-multiple-v0", hint="everywhere")
 
 
 @needs_data

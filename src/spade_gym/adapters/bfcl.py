@@ -59,7 +59,7 @@ from spade_gym.adapters.bfcl_data import (  # re-exported: see __all__
 )
 from spade_gym.contract import MAX_ACTION_CHARS, TOOL_USE_KIND
 from spade_gym.env.spaces import UnicodeText
-from spade_gym.env.wrappers import HintWrapper
+from spade_gym.env.wrappers import with_hint
 from spade_gym.errors import RegistryError, SpadeError
 from spade_gym.toolcalls import ToolCall, format_answer, format_calls, parse_action
 
@@ -255,9 +255,7 @@ def make_bfcl_env(*, category: str, hint: Any = False, show_tools: bool = True) 
         env = BfclMultiTurnEnv(category, show_tools=show_tools)
     else:
         env = BfclEnv(category, show_tools=show_tools)
-    if hint:
-        env = HintWrapper(env, where="info" if hint == "info" else "observation")
-    return env
+    return with_hint(env, hint)
 
 
 # ----------------------------------------------------------------------------- registration

@@ -8,6 +8,7 @@ once and an HTTP agent sends them concurrently), then every environment steps.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -189,8 +190,9 @@ def _play_chunk(agent, specs, max_turns, on_episode, offset: int = 0) -> list[Ep
             if env is not None:
                 try:
                     env.close()
-                except Exception:
-                    pass
+                except Exception as exc:  # noqa: BLE001 - the episodes are played; say what failed after
+                    warnings.warn(f"closing {env!r} failed: {type(exc).__name__}: {exc}", RuntimeWarning,
+                                  stacklevel=2)
     return episodes
 
 

@@ -171,8 +171,8 @@ class Context:
         for handle in self._handles:
             try:
                 handle.close()
-            except Exception:  # noqa: BLE001 - closing must never hide the report
-                pass
+            except Exception as exc:  # noqa: BLE001 - closing must never hide the report: it goes in it
+                self.warnings.append(f"closing a probe worker failed: {type(exc).__name__}: {exc}")
         self._handles.clear()
 
     # ------------------------------------------------------------------ deadlines

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from spade_gym.validation.checks import check
-from spade_gym.validation.context import ORACLE, Abort, Context, Outcome
+from spade_gym.validation.context import Abort, Context, Outcome
 from spade_gym.validation.episodes import Episode, Job
 from spade_gym.validation.fuzz import fuzz_corpus, is_degenerate, program_fuzz
 from spade_gym.validation.leaks import leaks
