@@ -110,7 +110,7 @@ def test_list_markdown_renders_the_published_results(published):
     assert "| Test Skill | 2 | 100% (6/6) | " in section
     assert "| **overall** | 2 | 100% (6/6) | " in section
     assert "`spade-gym eval --agent oracle --envs 'spade/Published*' --episodes 3 --max-turns 4" in section
-    assert "played 2 of" not in section  # the runs cover the suite
+    assert "Not current" not in section  # the runs cover the suite
     # filtered listings are not the README: no suite-wide results in them
     filtered = CliRunner().invoke(main, ["list", "--suite", str(directory), "--markdown", "--kind", "game"])
     assert "## Reference agents" not in filtered.output
@@ -122,10 +122,10 @@ def test_results_for_another_set_of_environments_say_so():
         "envs": ["spade/A-v0", "spade/Gone-v0"],
         "skills": {"S": {"envs": 2, "no_hint": {"episodes": 2, "successes": 1}}},
         "overall": {"envs": 2, "no_hint": {"episodes": 2, "successes": 1}}}}}
-    lines = evaluation_section(evaluation, [_row("spade/A-v0"), _row("spade/B-v0")])
+    lines = evaluation_section(evaluation, [_row("spade/A-v0", skill="S"), _row("spade/B-v0", skill="S")])
     text = "\n".join(lines)
-    assert "played 1 of the 2 environments listed here and 1 no longer in the suite" in text
-    assert "| S | 2 | 50% (1/2) |" in text
+    assert "Not current: oracle played 1 of the 2 environments listed here and 1 no longer in the suite." in text
+    assert "| S | 2 | 50% (1/2) |" in text  # envs: what the suite lists; the counts: what was played
     assert evaluation_section(None, []) == [] and evaluation_section({"agents": {}}, []) == []
 
 

@@ -107,7 +107,10 @@ def profile_note(rows: list[dict]) -> str:
 
 
 def evaluation_section(evaluation: dict | None, rows: list[dict]) -> list[str]:
-    """Markdown lines: per skill, each published agent's success rate with its counts."""
+    """Markdown lines: per skill, each published agent's success rate with its counts (``envs``
+    counts the environments listed; a run that played others is named below the commands)."""
+    from collections import Counter
+
     from spade_gym.evaluation.publish import agent_order
 
     agents = evaluation.get("agents", {}) if evaluation else {}
@@ -123,7 +126,6 @@ def evaluation_section(evaluation: dict | None, rows: list[dict]) -> list[str]:
         return f"{counts['successes'] / counts['episodes']:.0%} ({counts['successes']}/{counts['episodes']})"
 
     headers = [label if arm == "no_hint" else f"{label} with hint" for label, arm in columns]
-    first = agents[columns[0][0]]
     skills = sorted({skill for label, _ in columns for skill in agents[label].get("skills", {})})
     lines = ["## Reference agents", "",
              "Success rate (successes/episodes) per skill, without the hint unless a column says so: the oracle "
@@ -131,19 +133,24 @@ def evaluation_section(evaluation: dict | None, rows: list[dict]) -> list[str]:
              "the validator's no-reasoning shortcut scripts (the episodes dealt to them in turn). Produced by:", ""]
     lines += [f"* `{agents[label]['command']}`" for label in dict.fromkeys(label for label, _ in columns)]
     listed = {row["id"] for row in rows}
-    evaluated = set(first.get("envs", []))
-    if evaluated != listed:
-        lines += ["", f"These runs played {len(evaluated & listed)} of the {len(listed)} environments listed here"
-                      + (f" and {len(evaluated - listed)} no longer in the suite" if evaluated - listed else "")
-                      + "; rerun the commands to refresh them."]
+    stale = []
+    for label in dict.fromkeys(label for label, _ in columns):
+        evaluated = set(agents[label].get("envs", []))
+        if evaluated != listed:
+            gone = len(evaluated - listed)
+            stale.append(f"{label} played {len(evaluated & listed)} of the {len(listed)} environments listed here"
+                         + (f" and {gone} no longer in the suite" if gone else ""))
+    if stale:
+        lines += ["", "Not current: " + "; ".join(stale) + ". Rerun the commands above to refresh the table."]
+    per_skill = Counter(row["skill"] for row in rows)
     lines += ["", "| skill | envs | " + " | ".join(headers) + " |", "|---|---|" + "---|" * len(headers)]
     for skill in skills:
-        envs = first.get("skills", {}).get(skill, {}).get("envs", "-")
+        envs = per_skill.get(skill, 0)
         shown = skill.replace("|", "\\|")
         lines.append(f"| {shown} | {envs} | "
                      + " | ".join(cell(agents[label].get("skills", {}).get(skill), arm) for label, arm in columns)
                      + " |")
-    lines.append(f"| **overall** | {first.get('overall', {}).get('envs', '-')} | "
+    lines.append(f"| **overall** | {len(rows)} | "
                  + " | ".join(cell(agents[label].get("overall"), arm) for label, arm in columns) + " |")
     return lines + [""]
 
