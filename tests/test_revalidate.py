@@ -182,3 +182,16 @@ def _config():
     from spade_gym.validation import ValidationConfig
 
     return ValidationConfig(seed=SEED)
+
+
+def test_the_cost_budget_can_be_widened_and_is_recorded(tmp_path):
+    directory = tmp_path / "suite"
+    build_suite(directory, {"guess_number": _benign("guess_number")})
+    result, data = _revalidate(str(directory), "--seed", str(SEED), "--cost-budget-ms", "0.0001", "--write")
+    assert result.exit_code == 1 and data["results"][0]["first_failure"].startswith("cost: ")
+    assert Card.load(directory / "NumberHunt-v0" / "card.json").validation == {}
+    result, data = _revalidate(str(directory), "--seed", str(SEED), "--cost-budget-ms", "1000", "--write")
+    assert result.exit_code == 0 and data["results"][0]["written"]
+    cost = next(c for c in Card.load(directory / "NumberHunt-v0" / "card.json").validation["checks"]
+                if c["name"] == "cost")
+    assert cost["passed"] and cost["message"].endswith("(budget 1000 ms)")

@@ -29,11 +29,15 @@ def profile_text(profile: list[dict], sep: str = "\n") -> str:
               help="Replace the validation record on the card of every program that passes. Programs that "
                    "fail keep their card (and make the exit status 1); programs, checksums, ids and versions "
                    "never change.")
+@click.option("--cost-budget-ms", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Budget of the cost check per reset()/step() call, in ms (default: the validator's). The check "
+                   "times calls on this machine: on a loaded one, a wider budget keeps its load from rejecting "
+                   "sound programs (each card records the budget it was checked against).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Programs validated in parallel (default: twice the CPU cores).")
 @click.option("--json", "as_json", is_flag=True, help="Print every result, with its full report, as JSON.")
 @handle_errors
-def command(suite_dir, seed, write, workers, as_json):
+def command(suite_dir, seed, write, cost_budget_ms, workers, as_json):
     """Re-run the current validator on every environment of a suite.
 
     Each program is checked with its card's hint, and for novelty against the rest
@@ -53,7 +57,8 @@ def command(suite_dir, seed, write, workers, as_json):
     from spade_gym.validation.revalidate import revalidate_suite, write_validations
 
     suite = existing_suite(suite_dir)
-    config = ValidationConfig(seed=seed) if seed is not None else None
+    settings = {"seed": seed, "cost_budget_ms": cost_budget_ms}
+    config = ValidationConfig(**{k: v for k, v in settings.items() if v is not None})
     console = Console(stderr=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("[red]{task.fields[failed]} failed"), TimeElapsedColumn(),
