@@ -55,6 +55,18 @@ def load(source, real_math_verify=False):
     return leaves[0]
 
 
+def play_steps(env, actions) -> list:
+    """Step ``env`` through ``actions`` until the episode ends: each step's result, JSON-ready."""
+    steps = []
+    for action in actions:
+        result = list(env.step(action))
+        result[1] = float(result[1])
+        steps.append(result)
+        if result[2] or result[3]:
+            break
+    return steps
+
+
 def main():
     source = open(sys.argv[1]).read()
     spec = json.loads(sys.argv[2])
@@ -63,14 +75,8 @@ def main():
     out = []
     for seed in spec["seeds"]:
         obs, info = env.reset(seed=seed)
-        record = {"reset": [obs, info], "solution": str(env.solution()), "steps": []}
-        for action in spec["actions"]:
-            result = list(env.step(action))
-            result[1] = float(result[1])
-            record["steps"].append(result)
-            if result[2] or result[3]:
-                break
-        out.append(record)
+        solution = str(env.solution())
+        out.append({"reset": [obs, info], "solution": solution, "steps": play_steps(env, spec["actions"])})
     print(json.dumps(out))
 
 

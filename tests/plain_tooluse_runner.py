@@ -12,7 +12,7 @@ import sys
 import types
 
 import tool_use_standin
-from plain_runner import INJECTED, load  # noqa: F401  (INJECTED: the names the reference injects)
+from plain_runner import INJECTED, load, play_steps  # noqa: F401  (INJECTED: the names the reference injects)
 
 SCRIPT_ACTION = re.compile(r"<tool_call>.*?</tool_call>|<answer>.*?</answer>", re.DOTALL)
 
@@ -33,14 +33,8 @@ def main():
     for seed in spec["seeds"]:
         obs, info = env.reset(seed=seed)
         solution = env.solution()
-        record = {"reset": [obs, info], "tools": env.get_tools(), "solution": solution, "steps": []}
-        for action in spec.get("before", []) + solution_actions(solution):
-            result = list(env.step(action))
-            result[1] = float(result[1])
-            record["steps"].append(result)
-            if result[2] or result[3]:
-                break
-        out.append(record)
+        out.append({"reset": [obs, info], "tools": env.get_tools(), "solution": solution,
+                    "steps": play_steps(env, spec.get("before", []) + solution_actions(solution))})
     print(json.dumps(out))
 
 

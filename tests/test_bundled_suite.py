@@ -202,20 +202,15 @@ def test_tool_use_oracle_wins_and_random_agent_does_not(tool_use_episodes):
 PLAIN_TOOL_USE_RUN = """
 import json, sys
 import tool_use_standin
-from plain_runner import INJECTED, load
+from plain_runner import INJECTED, load, play_steps
 from plain_tooluse_runner import solution_actions
 INJECTED["ToolUseBaseEnv"] = tool_use_standin.ToolUseBaseEnv
 seed, out = int(sys.argv[1]), []
 for path in sys.argv[2:]:
     env = load(open(path).read())()
     obs, info = env.reset(seed=seed)
-    record = {"reset": [obs, info], "tools": env.get_tools(), "solution": env.solution(), "hint": env.hint(), "steps": []}
-    for action in solution_actions(record["solution"]):
-        result = list(env.step(action))
-        result[1] = float(result[1])
-        record["steps"].append(result)
-        if result[2] or result[3]:
-            break
+    record = {"reset": [obs, info], "tools": env.get_tools(), "solution": env.solution(), "hint": env.hint()}
+    record["steps"] = play_steps(env, solution_actions(record["solution"]))
     out.append(record)
 print(json.dumps(out))
 """

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import BENIGN_DIR, PROGRAMS
+from tooluse_broken import BROKEN, broken_source
 from spade_gym.cli import main
 from spade_gym.validation import ValidationConfig, validate_source
 from spade_gym.validation.tool_schemas import (
@@ -23,12 +24,15 @@ from spade_gym.validation.tool_schemas import (
 )
 
 VALID = PROGRAMS / "tooluse"
-BROKEN = PROGRAMS / "tooluse_broken"
 FAST = ValidationConfig(seeds=8, seed=1234)
 
 
 def report_for(path, **kwargs):
     return validate_source(path.read_text(), config=FAST, **kwargs)
+
+
+def report_for_broken(name, **kwargs):
+    return validate_source(broken_source(name), config=FAST, **kwargs)
 
 
 @pytest.mark.parametrize("name", ["bank_ledger", "file_organizer", "warehouse_steps"])
@@ -61,10 +65,14 @@ EXPECTED = {
 }
 
 
+def test_every_broken_program_has_its_expected_failure():
+    assert sorted(EXPECTED) == sorted(BROKEN)
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_broken_program_fails_its_check_with_seed_and_line(name):
     check_name, text = EXPECTED[name]
-    report = report_for(BROKEN / f"{name}.py")
+    report = report_for_broken(name)
     assert not report.valid
     failed = {c.name: c for c in report.checks if not c.passed}
     assert check_name in failed, report.summary()
@@ -148,7 +156,7 @@ def test_odd_calls_are_well_formed_for_any_declared_properties(properties):
 
 
 def test_a_hanging_tool_names_the_call():
-    report = report_for(BROKEN / "hanging_tool.py")
+    report = report_for_broken("hanging_tool")
     failed = next(c for c in report.checks if c.name == "tool_calls")
     assert "did not return within its deadline" in failed.message and '"name": "split"' in failed.message
 
