@@ -15,11 +15,12 @@ from types import CodeType
 AST_LOCK = threading.RLock()
 
 
-def parse(source: str, filename: str = "<unknown>", mode: str = "exec") -> ast.Module:
+def parse(source: str, filename: str = "<unknown>") -> ast.Module:
+    """``source`` as a module's syntax tree (programs are modules: there is no other mode)."""
     with AST_LOCK:
-        return ast.parse(source, filename, mode)
+        return ast.parse(source, filename, "exec")
 
 
-def compile_tree(tree: ast.AST, filename: str, mode: str = "exec") -> CodeType:
+def compile_tree(tree: ast.Module, filename: str) -> CodeType:
     with AST_LOCK:
-        return compile(tree, filename, mode, dont_inherit=True)
+        return compile(tree, filename, "exec", dont_inherit=True)

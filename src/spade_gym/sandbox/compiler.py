@@ -48,7 +48,7 @@ def compile_program(source: str) -> CompiledProgram:
     if "\x00" in source:
         raise PolicyViolation("program source contains a NUL character")
     try:
-        tree = syntax.parse(source, PROGRAM_FILENAME, "exec")
+        tree = syntax.parse(source, PROGRAM_FILENAME)
     except SyntaxError as exc:
         text = (exc.text or "").strip()
         where = f" at: {text!r}" if text else ""

@@ -172,7 +172,7 @@ def base_code():
     """The base class compiled under the sandbox policy (once per process; code is immutable)."""
     global _base_code
     if _base_code is None:
-        tree = syntax.parse(BASE_SOURCE, BASE_FILENAME, "exec")
+        tree = syntax.parse(BASE_SOURCE, BASE_FILENAME)
         errors: list[str] = []
         SpadePolicy(errors, [], {}).visit(tree)
         if errors:  # a policy change that rejects the base class must fail loudly, not run it

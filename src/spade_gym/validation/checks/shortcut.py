@@ -189,7 +189,7 @@ def check_levels(ctx: Context) -> Outcome:
                         "oracle_turns": probes.oracle_turns, "solution_chars": probes.solution_chars,
                         "oracle_win_rate": win_rate(probes.oracle)})
     ctx.details["level_profile"] = profile
-    details = {"profile": profile}
+    details: dict[str, Any] = {"profile": profile}
     if len(profile) >= 2:
         easy, hard = profile[0], profile[-1]
         slack = ctx.config.level_order_slack
