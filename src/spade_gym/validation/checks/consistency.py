@@ -16,8 +16,9 @@ from spade_gym.validation.messages import Problem, describe_error, excerpt, form
 LONG_RUN_SEEDS = 2
 
 
-def first_difference(a: Episode, b: Episode, *, steps: bool = True) -> tuple[str, str] | None:
-    """(kind, description) of how two episodes of the same seed and policy differ, or None."""
+def task_difference(a: Episode, b: Episode) -> tuple[str, str] | None:
+    """("task", description) if two episodes of the same seed were posed different tasks (the
+    first observation or the solution right after reset), else None."""
     seed = a.seed
     if a.obs0 != b.obs0:
         return "task", (f"reset(seed={seed}) gave different observations: {excerpt(a.obs0, 120)} vs "
@@ -25,8 +26,14 @@ def first_difference(a: Episode, b: Episode, *, steps: bool = True) -> tuple[str
     if a.solution0 != b.solution0:
         return "task", (f"solution() right after reset(seed={seed}) gave {excerpt(a.solution0)} vs "
                         f"{excerpt(b.solution0)}")
-    if not steps or a.digest == b.digest:
-        return None
+    return None
+
+
+def first_difference(a: Episode, b: Episode) -> tuple[str, str] | None:
+    """(kind, description) of how two episodes of the same seed and policy differ, or None."""
+    task = task_difference(a, b)
+    if task is not None or a.digest == b.digest:
+        return task
     for turn, (sa, sb) in enumerate(zip(a.steps, b.steps), 1):
         if sa == sb:
             continue
@@ -87,7 +94,7 @@ def check_determinism(ctx: Context) -> Outcome:
 
     oracle = ctx.oracle()
     for reset_episode, oracle_episode in zip(ctx.reset_episodes, oracle):
-        difference = first_difference(reset_episode, oracle_episode, steps=False)
+        difference = task_difference(reset_episode, oracle_episode)
         if difference:
             note(reset_episode.seed, "reset again in the same worker", "oracle", difference)
     fresh = ctx.fresh()
