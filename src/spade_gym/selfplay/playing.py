@@ -165,11 +165,15 @@ def _training_rows(episodes: list[tuple[Record, float]], G: int, turn_slots: int
     """Training samples of consecutive groups of G episodes; per-turn records are laid out
     turn-major (:func:`~spade_gym.selfplay.turns.layout_turn_samples`), padding as empty rows."""
     rows: list[Row] = []
-    if all(isinstance(record, Trace) for record, _ in episodes):
-        for trace, reward in episodes:
+    traces = [(record, reward) for record, reward in episodes if isinstance(record, Trace)]
+    if len(traces) == len(episodes):
+        for trace, reward in traces:
             rows.append((trace.prompt_ids, trace.completion_ids, trace.logprobs, trace.env_mask, reward))
         return rows
-    groups = [episodes[i:i + G] for i in range(0, len(episodes), G)]
+    per_turn = [(record, reward) for record, reward in episodes if not isinstance(record, Trace)]
+    if len(per_turn) != len(episodes):
+        raise ValueError("a batch mixes whole-episode traces and per-turn samples")
+    groups = [per_turn[i:i + G] for i in range(0, len(per_turn), G)]
     for turn, reward in layout_turn_samples(groups, turn_slots, rng):
         if turn is None:
             rows.append(([], [], [], [], reward))

@@ -109,8 +109,8 @@ def revalidate_suite(path: str | os.PathLike, *, config: ValidationConfig | None
 
     if runnable:
         # Novelty looks in this suite; the check skips the program's own entry (same checksum).
-        reports = validate_many({name: r.source for name, r in zip(names, runnable)},
-                                hints={r.env_id: r.entry.card.hint for r in runnable},
+        reports = validate_many({name: r.source for name, r in zip(names, runnable) if r.source is not None},
+                                hints={r.env_id: r.entry.card.hint for r in runnable if r.entry is not None},
                                 suite=suite.path, config=config, workers=workers, on_done=finished)
         for result, report in zip(runnable, reports):
             result.report = report
@@ -127,8 +127,12 @@ def write_validations(path: str | os.PathLike, results: list[Revalidation]) -> N
     Sets ``written`` / ``not_written`` on each result.
     """
     suite = Suite(path)
-    valid = [r for r in results if r.valid and r.entry is not None and r.source is not None]
-    outcomes = suite.replace_validations([(r.entry, r.source, r.report.card_summary()) for r in valid])
+    valid, records = [], []
+    for r in results:
+        if r.valid and r.entry is not None and r.source is not None and r.report is not None:
+            valid.append(r)
+            records.append((r.entry, r.source, r.report.card_summary()))
+    outcomes = suite.replace_validations(records)
     for result, outcome in zip(valid, outcomes):
         result.written = outcome is None
         result.not_written = outcome
