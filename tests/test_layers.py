@@ -87,3 +87,14 @@ def test_imports_point_down():
             if layer == "" or RANK[layer] > RANK[own]:
                 upward.append(f"{path.relative_to(ROOT)}:{line} imports {target} ({own} -> {layer or 'the root'})")
     assert not upward, "imports that point up a layer:\n" + "\n".join(sorted(upward))
+
+
+#: One job per module: a module past this many lines is doing several (split it by job).
+MAX_MODULE_LINES = 400
+
+
+def test_no_module_outgrows_one_job():
+    long = sorted((len(path.read_text().splitlines()), str(path.relative_to(ROOT)))
+                  for path in PACKAGE.rglob("*.py"))
+    over = [f"{name} ({lines} lines)" for lines, name in long if lines > MAX_MODULE_LINES]
+    assert not over, f"modules over {MAX_MODULE_LINES} lines (split each by job): {', '.join(over)}"
