@@ -7,6 +7,7 @@ import json
 import pytest
 
 from conftest import BENIGN_DIR, plain_run
+from plain_runner import play_steps
 from spade_gym.sandbox import ProgramHandle
 
 SPEC = {
@@ -20,13 +21,8 @@ def sandbox_run(source: str, spec: dict) -> list:
     with ProgramHandle(source, kwargs=spec.get("kwargs")) as handle:
         for seed in spec["seeds"]:
             obs, info = handle.reset(seed=seed)
-            record = {"reset": [obs, info], "solution": handle.solution(), "steps": []}
-            for action in spec["actions"]:
-                result = list(handle.step(action))
-                record["steps"].append(result)
-                if result[2] or result[3]:
-                    break
-            out.append(record)
+            solution = handle.solution()
+            out.append({"reset": [obs, info], "solution": solution, "steps": play_steps(handle, spec["actions"])})
     return json.loads(json.dumps(out))
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -19,13 +18,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PROGRAMS, TESTS
+from plain_runner import play_steps
+from plain_tooluse_runner import solution_actions
 from spade_gym.contract import GAME_KIND, TOOL_USE_KIND, program_kind
 from spade_gym.errors import PolicyViolation, ProgramError, ProtocolError
 from spade_gym.sandbox import ProgramHandle
 
 TOOLUSE_DIR = PROGRAMS / "tooluse"
 PROGRAM_PATHS = sorted(TOOLUSE_DIR.glob("*.py"))
-SCRIPT_ACTION = re.compile(r"<tool_call>.*?</tool_call>|<answer>.*?</answer>", re.DOTALL)
 
 #: Every path of the base class's step(): format error, bad JSON, JSON that is not an
 #: object, arguments that are not an object, unknown tool, a tool called with a wrong
@@ -68,13 +68,8 @@ def sandbox_tooluse_run(source: str, spec: dict) -> list:
         for seed in spec["seeds"]:
             obs, info = handle.reset(seed=seed)
             solution = handle.solution()
-            record = {"reset": [obs, info], "tools": handle.tools(), "solution": solution, "steps": []}
-            for action in spec.get("before", []) + SCRIPT_ACTION.findall(solution):
-                result = list(handle.step(action))
-                record["steps"].append(result)
-                if result[2] or result[3]:
-                    break
-            out.append(record)
+            out.append({"reset": [obs, info], "tools": handle.tools(), "solution": solution,
+                        "steps": play_steps(handle, spec.get("before", []) + solution_actions(solution))})
     return json.loads(json.dumps(out))
 
 
@@ -160,7 +155,7 @@ def test_the_base_class_keeps_its_own_globals():
     with ProgramHandle(source) as handle:
         handle.reset(seed=0)
         solution = handle.solution()
-        results = [handle.step(a) for a in SCRIPT_ACTION.findall(solution)]
+        results = [handle.step(a) for a in solution_actions(solution)]
     assert results[-1][:3] == ("Correct!", 1.0, True)
 
 
