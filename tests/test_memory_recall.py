@@ -8,9 +8,12 @@ lines that name it, the position where a picture was last seen, and so on. They 
 observation so far, as a model would, and play through ``gym.make`` like any agent.
 
 LOOKUP_WIN_LIMIT: the best lookup agent must win under 35% of the episodes on every level. The
-games hand out a few strikes or attempts, so a lookup reader that is right on most of the easy
-steps can still win now and then by luck; 35% leaves room for that while failing any game whose
-questions a reader answers by copying (those were won 80-100% before the redesign).
+games hand out a few strikes or attempts, so a lookup reader that is right on most steps can still
+win now and then by luck (a blind guess at a small answer space, a deal where the moves happen to
+miss the asked item); 35% leaves room for that on 8 seeds (at most 2 wins) while failing any game
+whose questions a reader answers by copying: before the redesign these agents won 100% of some
+level of six of the nine games (SkullConcentration, CodebookCourier, MemoryPalaceFetch,
+CargoManifestAmend, TwinChannelRecall, WitnessClash).
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ import re
 import gymnasium as gym
 import pytest
 
-import spade_gym  # noqa: F401  (registers the bundled suite)
 from spade_gym.env.wrappers import privileged
+from spade_gym.registry import Suite, bundled_suite_path
 
 LEVELS = ("easy", "medium", "hard")
 SEEDS = range(100, 108)
@@ -94,46 +97,66 @@ def shell_start(transcript):
     return boxed(", ".join(row[ORDINALS.index(w)] for w in m.groups()))
 
 
-def twin_naive(transcript):
-    """The k-th word of each channel as printed (scratches ignored), then its neighbours on a retry."""
+def twin_naive(transcript, by_count=False, base=0):
+    """The k-th word of each channel as printed in the raw log (scratch tokens skipped, nothing cancelled), then
+    its neighbours on a retry; with `by_count`, shifted first by the number of scratches on that channel."""
     log = re.findall(r"\[(\w+)\] (\S+)", transcript[0])
     q = re.search(r"the (\d+)\w\w word of the (\w+) list counting from the END, and the (\d+)\w\w word of the "
                   r"(\w+) list", transcript[0])
     k_end, chan_a, k_start, chan_b = int(q.group(1)), q.group(2), int(q.group(3)), q.group(4)
     a = [w for c, w in log if c == chan_a and "SCRATCH" not in w]
     b = [w for c, w in log if c == chan_b and "SCRATCH" not in w]
-    shift = len(transcript) - 1  # 0, 1, 2 on the three attempts
+    base_a = sum(1 for c, w in log if c == chan_a and "SCRATCH" in w) if by_count else base
+    base_b = sum(1 for c, w in log if c == chan_b and "SCRATCH" in w) if by_count else base
+    shift = len(transcript) - 1  # 0, 1, 2 on successive attempts
     feedback = transcript[-1] if shift else ""
     sa = 0 if "First word: correct" in feedback else shift
     sb = 0 if "Second word: correct" in feedback else shift
-    pa = max(0, min(len(a) - 1, len(a) - k_end - sa))
-    pb = max(0, min(len(b) - 1, k_start - 1 + sb))
+    pa = max(0, min(len(a) - 1, len(a) - k_end - base_a - sa))
+    pb = max(0, min(len(b) - 1, k_start - 1 + base_b + sb))
     return boxed(f"{a[pa]} {b[pb]}")
+
+
+def twin_by_count(transcript):
+    return twin_naive(transcript, by_count=True)
+
+
+def twin_shift_two(transcript):
+    """The smallest shift a scratch-free reading can be off by, guessed blindly."""
+    return twin_naive(transcript, base=2)
 
 
 CARGO_OWNERS = ("Halvorsen", "Marek", "Okafor", "Lindqvist", "Dubois", "Sato", "Moreau", "Petrova", "Alvarez",
                 "Keller", "Nakamura", "Brennan")
 
 
-def cargo_lookup(transcript, follow_amendments=True):
-    """Owner and deck of each crate: the last ones printed on a line naming it; then the filtered sum."""
-    crates = {}
+def cargo_lookup(transcript, follow_amendments=True, hop=False):
+    """Owner and deck of each crate: the last ones printed on a line naming it (unloaded crates dropped); with
+    `hop`, an amendment naming another crate's owner or deck takes that crate's printed value. Then the filtered
+    sum of weights."""
+    crates, printed = {}, {}
     for line in lines_of(transcript[:1]):
-        m = re.match(r"Crate (\d+)", line) or re.match(r"A\d+\. Crate (\d+)", line)
-        if not m or (line.startswith("A") and not follow_amendments):
+        m = re.match(r"(A\d+\. )?Crate (\d+)", line)
+        if not m or (m.group(1) and not follow_amendments):
             continue
-        c = crates.setdefault(m.group(1), {})
+        c = crates.setdefault(m.group(2), {})
         if "unloaded" in line:
             c["gone"] = True
         owners = [o for o in re.findall(r"[A-Z][a-z]+", line) if o in CARGO_OWNERS]
+        decks = re.findall(r"deck (\d)", line)
+        ref = re.search(r"(owner of|deck where) crate (\d+)", line)
+        if hop and ref and ref.group(2) in printed:
+            field = "owner" if ref.group(1) == "owner of" else "deck"
+            c[field] = printed[ref.group(2)].get(field)
         if owners:
             c["owner"] = owners[-1]
-        decks = re.findall(r"deck (\d)", line)
         if decks:
             c["deck"] = decks[-1]
         kg = re.search(r"(\d+) kg", line)
         if kg:
             c["kg"] = int(kg.group(1))
+        if not m.group(1):
+            printed[m.group(2)] = dict(c)
     q = re.search(r"belong to (\w+) and sit on deck (\d)", transcript[0])
     total = sum(c.get("kg", 0) for c in crates.values()
                 if not c.get("gone") and c.get("owner") == q.group(1) and c.get("deck") == q.group(2))
@@ -142,6 +165,15 @@ def cargo_lookup(transcript, follow_amendments=True):
 
 def cargo_printed(transcript):
     return cargo_lookup(transcript, follow_amendments=False)
+
+
+def cargo_hop(transcript):
+    return cargo_lookup(transcript, hop=True)
+
+
+def cargo_each_in_turn(transcript):
+    """One lookup total per attempt: the one-hop reading, the last printed values, the printed manifest."""
+    return (cargo_hop, cargo_lookup, cargo_printed)[min(len(transcript) - 1, 2)](transcript)
 
 
 def skull_last_seen(transcript, forget_moved=False):
@@ -296,6 +328,49 @@ def witness_always_noted(transcript):
     return boxed("noted")
 
 
+
+def _store_goods_named(line, good):
+    stem = good[:-1] if good.endswith("s") else good
+    return re.search(rf"\b{stem}s?\b", line) is not None
+
+
+def store_lookup(transcript, how="latest"):
+    """Stock read off the transcript without keeping a tally: `opening` (the opening row), `latest` (the last
+    number on a line naming the good), `sum` (all numbers on lines naming the good added up). A customer is served
+    when that number covers the order."""
+    news = [line for line in lines_of(transcript) if not line.startswith(("Request", "Commands", "Turn"))]
+    request = transcript[-1].split("Request:", 1)[-1]
+    order = re.search(r"asks for (\d+) (\w+)", request)
+    good = order.group(2) if order else re.search(r"how many (\w+)", request).group(1)
+    shelf = order or "shop shelf right now" in request
+    place = "on the shop shelf" if shelf else "in the storeroom"
+    opening = re.search(rf"- {good[:-1]}\w*: (\d+) on the shop shelf, (\d+) in", transcript[0])
+    if how == "opening" and opening:
+        value = int(opening.group(1)) + (0 if shelf else int(opening.group(2)))
+        if "right now" in request and not shelf:
+            value = int(opening.group(2))
+    elif how == "sum":
+        value = sum(sum(numbers(line)) for line in news if _store_goods_named(line, good))
+    else:
+        value = latest_number([line for line in news if _store_goods_named(line, good) and
+                               (place.split()[-1] in line or not order)], good[:-1])
+    if order:
+        return boxed("sell" if value >= int(order.group(1)) else "decline")
+    return boxed(f"count {value}")
+
+
+def store_opening(transcript):
+    return store_lookup(transcript, "opening")
+
+
+def store_latest(transcript):
+    return store_lookup(transcript, "latest")
+
+
+def store_sum(transcript):
+    return store_lookup(transcript, "sum")
+
+
 #: Every Memory Recall game of the bundled suite and the lookup agents that attack it.
 LOOKUP_AGENTS = {
     "SkullConcentration": (skull_last_seen, skull_forget_moved),
@@ -303,10 +378,16 @@ LOOKUP_AGENTS = {
     "MemoryPalaceFetch": (palace_lookup, palace_hop),
     "WitnessClash": (witness_lookup, witness_hop, witness_always_noted),
     "MarbleLedger": (marble_start, marble_latest),
+    "GeneralStoreTally": (store_opening, store_latest, store_sum),
     "ShellGame": (shell_start,),
-    "TwinChannelRecall": (twin_naive,),
-    "CargoManifestAmend": (cargo_lookup, cargo_printed),
+    "TwinChannelRecall": (twin_naive, twin_by_count, twin_shift_two),
+    "CargoManifestAmend": (cargo_lookup, cargo_printed, cargo_hop, cargo_each_in_turn),
 }
+
+
+def test_every_memory_recall_game_is_attacked():
+    games = {e.card.name for e in Suite(bundled_suite_path()).entries() if e.card.skill == "Memory Recall"}
+    assert games == set(LOOKUP_AGENTS)
 
 
 @pytest.mark.parametrize("name", sorted(LOOKUP_AGENTS))

@@ -1,7 +1,8 @@
 """A long ship's cargo manifest lists many look-alike crates (owner, goods, port, deck, weight), followed by late
-amendments that sell, re-route, re-stow or unload some of them; the harbour master asks for the total weight of
-the crates that belong to one owner and sit on one deck after all amendments, so every amendment that moves a
-crate into or out of that group changes the answer."""
+amendments that sell, re-route, re-stow or unload some of them, each naming the new owner, port or deck only through
+another crate ("sold to the owner of crate 31", "re-stowed onto the deck where crate 58 sits") as that crate stands at
+that moment; the harbour master asks for the total weight of the crates that belong to one owner and sit on one deck
+after all amendments, so the answer needs every crate's state carried through the amendments in order."""
 import random
 import re
 
@@ -38,6 +39,7 @@ class CargoManifestAmendEnv:
         self.ports = []
         self.crates = []
         self.final = {}
+        self.refs = []
         self.amendments = []
         self.target = None
         self.criteria = {}
@@ -124,6 +126,10 @@ class CargoManifestAmendEnv:
             chain_items = [am for am in amendments if am[1] == target["id"]]
             if self.chained and len(chain_items) == 2 and chain_items[0][2] == crit[fix]:
                 amendments[chain[0]], amendments[chain[1]] = chain_items[1], chain_items[0]
+            refs = self._references(crates, amendments)
+            if refs is None:
+                continue
+            self.refs = refs
             final = self._apply(crates, amendments)
             matching = [cid for cid, c in final.items() if self._matches(c, crit)]
             printed = [c["id"] for c in crates if self._matches(c, crit)]
@@ -134,6 +140,42 @@ class CargoManifestAmendEnv:
             self.target, self.criteria = target, crit
             return True
         return False
+
+    def _references(self, crates, amendments):
+        """For each amendment, another crate that holds the new value at that moment (preferring crates that were
+        amended before, so their printed line is stale); None when some amendment has no such crate."""
+        state = {c["id"]: dict(c) for c in crates}
+        touched, refs = set(), []
+        for kind, cid, new in amendments:
+            if kind == "unload":
+                refs.append(None)
+                state.pop(cid, None)
+                continue
+            holders = [i for i, c in sorted(state.items()) if i != cid and c[kind] == new]
+            if not holders:
+                return None
+            stale = [i for i in holders if i in touched]
+            refs.append(self.rng.choice(stale or holders))
+            state[cid][kind] = new
+            touched.add(cid)
+        return refs
+
+    def _lookup_totals(self):
+        """Totals that transcript readers get: the printed manifest; the printed owner/deck of each crate with
+        unloads applied; and each amendment resolved with the referenced crate's printed value."""
+        crit, weight = self.criteria, {c["id"]: c["weight"] for c in self.crates}
+        printed = {c["id"]: dict(c) for c in self.crates}
+        unloaded = {cid for kind, cid, _ in self.amendments if kind == "unload"}
+        hop = {c["id"]: dict(c) for c in self.crates}
+        for (kind, cid, _), ref in zip(self.amendments, self.refs):
+            if kind != "unload" and cid in hop:
+                hop[cid][kind] = printed[ref][kind]
+        totals = []
+        for table in (printed, {i: c for i, c in printed.items() if i not in unloaded},
+                      {i: c for i, c in hop.items() if i not in unloaded}):
+            totals.append(sum(weight[i] for i, c in table.items()
+                              if c["owner"] == crit["owner"] and c["deck"] == crit["deck"]))
+        return totals
 
     def _group(self, crates):
         crit = self.criteria
@@ -148,39 +190,32 @@ class CargoManifestAmendEnv:
         self._members = final
         self._answer = sum(weight[i] for i in final)
         self._printed_total = sum(weight[i] for i in printed)
-        return len(final) >= 2 and final != printed and self._answer != self._printed_total
+        return (len(final) >= 2 and final != printed and self._answer != self._printed_total
+                and self._answer not in self._lookup_totals())
 
     # ------------------------------------------------------------------ text
-    def _amend_text(self, k, am, state):
+    def _amend_text(self, k, am, ref):
         kind, cid, new = am
-        old = state[cid]
         if kind == "unload":
             return f"A{k}. Crate {cid} was unloaded at the last stop and is no longer aboard."
         if kind == "owner":
-            return f"A{k}. Crate {cid} has been sold by {old['owner']} to {new}."
+            return f"A{k}. Crate {cid} has been sold to the owner of crate {ref}."
         if kind == "port":
-            return f"A{k}. Crate {cid} is re-routed from {old['port']} to {new}."
-        return f"A{k}. Crate {cid} was re-stowed from deck {old['deck']} to deck {new}."
+            return f"A{k}. Crate {cid} is re-routed to the port crate {ref} is bound for."
+        return f"A{k}. Crate {cid} was re-stowed onto the deck where crate {ref} sits."
 
     def _compose(self):
         lines = []
         for c in self.crates:
             tpl = self.rng.choice(TEMPLATES)
             lines.append(tpl.format(id=c["id"], w=c["weight"], g=c["goods"], o=c["owner"], p=c["port"], d=c["deck"]))
-        state = {c["id"]: dict(c) for c in self.crates}
-        amends = []
-        for k, am in enumerate(self.amendments, 1):
-            amends.append(self._amend_text(k, am, state))
-            kind, cid, new = am
-            if kind == "unload":
-                state.pop(cid, None)
-            else:
-                state[cid][kind] = new
+        amends = [self._amend_text(k, am, ref) for k, (am, ref) in enumerate(zip(self.amendments, self.refs), 1)]
         crit = self.criteria
         return (
             f"CARGO MANIFEST of the coaster *{self.rng.choice(['Kittiwake', 'Sea Lark', 'Marguerite', 'Northern Star', 'Albatross'])}* "
             f"({len(self.crates)} crates).\n" + "\n".join(lines) +
-            "\n\nLATE AMENDMENTS (apply them in order; each refers to the crate as it stands at that moment):\n" +
+            "\n\nLATE AMENDMENTS (apply them in order; a crate named for its owner, port or deck counts as it stands at "
+            "that moment, after the amendments before it):\n" +
             "\n".join(amends) +
             f"\n\nHarbour master's question: after ALL amendments, what is the total weight in kg of the crates still "
             f"aboard that belong to {crit['owner']} and sit on deck {crit['deck']} (whatever their port)?\n"
@@ -190,7 +225,7 @@ class CargoManifestAmendEnv:
     # ------------------------------------------------------------------ API
     def reset(self, seed=None):
         self.rng = random.Random(seed)
-        for _ in range(50):
+        for _ in range(400):
             self._generate()
             if self._set_question():
                 break

@@ -1,6 +1,7 @@
-"""Two radio channels were recorded into one interleaved log, word by word, with occasional SCRATCH signals that
-cancel a channel's previous word; you must rebuild each channel's list in your head and name the words that sit at
-two asked positions (one counted from the end of one channel, one from the start of the other)."""
+"""Two radio channels were recorded into one interleaved log, word by word, with SCRATCH signals that cancel a
+channel's most recent standing word; you must rebuild each channel's list in your head and name the words at two
+asked positions (one counted from the end of one channel, one from the start of the other), which the scratches
+always shift by two places or more from where a reader of the raw log would count; one attempt."""
 import random
 import re
 
@@ -16,9 +17,9 @@ CHANNELS = ["RED", "BLUE", "GOLD", "GREEN", "GREY", "AMBER"]
 
 LEVELS = {
     # words per channel, scratches on the asked-from-end channel, scratches on the other channel
-    "easy": (6, 1, 0),
-    "medium": (9, 2, 1),
-    "hard": (12, 3, 2),
+    "easy": (7, 5, 5),
+    "medium": (9, 6, 6),
+    "hard": (12, 7, 7),
 }
 
 
@@ -28,7 +29,7 @@ def ordinal(n):
 
 
 class TwinChannelRecallEnv:
-    def __init__(self, max_turns=3, difficulty="medium", **kwargs):
+    def __init__(self, max_turns=1, difficulty="medium", **kwargs):
         self.max_turns = max_turns
         self.difficulty = difficulty if difficulty in LEVELS else "medium"
         self.n_words, self.scr_a, self.scr_b = LEVELS[self.difficulty]
@@ -46,7 +47,7 @@ class TwinChannelRecallEnv:
 
     # ------------------------------------------------------------------ generation
     def _generate(self):
-        for _ in range(60):
+        for _ in range(300):
             if self._draw():
                 return
 
@@ -95,14 +96,23 @@ class TwinChannelRecallEnv:
                 scratched.add(lists[chan].pop())
         self.lists, self.scratched = lists, scratched
         n_a, n_b = len(lists[self.chan_a]), len(lists[self.chan_b])
-        # pick positions that a reader who ignores the scratches would get wrong (whenever possible)
+        # pick positions where the word sits two or more places away from where a reader of the raw log counts,
+        # and not exactly as far as that channel's number of scratches (a reader who shifts by the count)
         raw = {c: [w for ch, k, w in stream if ch == c and k == "word"] for c in lists}
-        ends = [k for k in range(2, n_a) if raw[self.chan_a][len(raw[self.chan_a]) - k] != lists[self.chan_a][n_a - k]]
-        starts = [k for k in range(2, n_b) if raw[self.chan_b][k - 1] != lists[self.chan_b][k - 1]]
-        self.k_end = rng.choice(ends) if ends else rng.randint(2, n_a - 1)
-        self.k_start = rng.choice(starts) if starts else rng.randint(2, n_b - 1)
+        ra, rb = raw[self.chan_a], raw[self.chan_b]
+        ends, starts = {}, {}
+        for k in range(2, n_a):
+            ends.setdefault(abs((len(ra) - ra.index(lists[self.chan_a][n_a - k])) - k), []).append(k)
+        for k in range(2, n_b):
+            starts.setdefault(abs(rb.index(lists[self.chan_b][k - 1]) - (k - 1)), []).append(k)
+        for table, scr in ((ends, self.scr_a), (starts, self.scr_b)):
+            for shift in (0, 1, scr):
+                table.pop(shift, None)
+        # the shift itself is drawn evenly from those available, so no fixed shift is a good guess
+        self.k_end = rng.choice(ends[rng.choice(sorted(ends))]) if ends else rng.randint(2, n_a - 1)
+        self.k_start = rng.choice(starts[rng.choice(sorted(starts))]) if starts else rng.randint(2, n_b - 1)
         self.answer = [lists[self.chan_a][n_a - self.k_end], lists[self.chan_b][self.k_start - 1]]
-        return bool(ends) and (bool(starts) or self.scr_b == 0)
+        return len(ends) >= 2 and len(starts) >= 2
 
     # ------------------------------------------------------------------ API
     def reset(self, seed=None):
@@ -124,7 +134,7 @@ class TwinChannelRecallEnv:
             f"\n\nQuestion: after all scratches, what is the {ordinal(self.k_end)} word of the {self.chan_a} list "
             f"counting from the END, and the {ordinal(self.k_start)} word of the {self.chan_b} list counting from the "
             f"START? Answer with the two words in that order, separated by a space, as \\boxed{{<word> <word>}}. "
-            f"You have {self.max_turns} attempt(s); each wrong answer tells you what is wrong with each word."
+            f"You have {self.max_turns} attempt(s); a wrong answer is judged word by word."
         )
         return obs, {}
 
