@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spade_gym.errors import ConfigError
@@ -90,3 +90,29 @@ def test_floor_is_refused_where_it_would_do_nothing():
     with pytest.raises(ValueError, match="regret' only"):
         RewardConfig(mode="paper", floor=True)
     assert designer_reward(True, regret=-0.5, config=RewardConfig(floor=True)) == 0.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.floats(-1, 1)), max_size=20))
+def test_skill_centring_zeroes_each_skills_mean(items):
+    from spade_gym.selfplay.rewards import centre_per_skill
+
+    centred = centre_per_skill(items)
+    for skill in {s for s, _ in items}:
+        assert sum(c for (s, _), c in zip(items, centred) if s == skill) == pytest.approx(0, abs=1e-9)
+    # within a skill the order of rewards is kept
+    assert all((a[1] - b[1]) * (ca - cb) >= -1e-12 for a, ca in zip(items, centred) for b, cb in zip(items, centred)
+               if a[0] == b[0])
+
+
+def test_plays_are_remembered_for_the_window_only():
+    from spade_gym.selfplay.rewards import remember_plays, window_win_rate
+
+    plays: dict = {}
+    remember_plays(plays, 1, [("x", 1.0), ("y", 0.0)], window=2)
+    remember_plays(plays, 2, [("x", 0.0)], window=2)
+    assert window_win_rate(plays, "x") == 0.5 and window_win_rate(plays, "y") == 0.0
+    remember_plays(plays, 3, [("x", 0.0)], window=2)
+    assert window_win_rate(plays, "x") == 0.0 and window_win_rate(plays, "y") is None and "y" not in plays
+    with pytest.raises(ValueError, match="win_rate_window"):
+        RewardConfig(win_rate_window=0)

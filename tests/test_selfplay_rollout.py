@@ -83,3 +83,65 @@ def test_learning_potential_prefers_the_frontier():
     assert learning_potential([1.0, 0.0] * 4) > learning_potential([1.0] * 7 + [0.0])
     assert learning_potential([1.0, 0.0]) > learning_potential([0.0] * 8) > 0
     assert learning_potential([]) == learning_potential([1.0, 0.0])  # unplayed counts as the frontier
+
+
+# ---------------------------------------------------------------- the designer's reward and the frontier
+
+def _registered_design(rollout):
+    (result,) = validate(rollout, [design(designer_completion(MOD_SUM.source, MOD_SUM.hint), 0)])
+    assert result.valid
+    result.regret, result.win_rate_hint = 0.1, 1.0  # as the paired plays would have measured them
+    return result
+
+
+def test_win_rate_is_measured_over_the_last_k_iterations(rollout):
+    """The plateau term and the cards (the frontier memory) read the environment's no-hint
+    outcomes of the last reward.win_rate_window iterations, regret plays and agent tasks alike,
+    not only the new environment's own paired plays."""
+    import dataclasses
+
+    from spade_gym.selfplay.rewards import designer_reward, plateau
+
+    rollout.config.reward = dataclasses.replace(rollout.config.reward, mode="paper", win_rate_window=2)
+    new = _registered_design(rollout)
+    env_id = str(new.env_id)
+    # iteration 1: its 4 paired no-hint plays lose, the agent tasks of the same iteration win 4 times
+    rollout.regret_plays = [(env_id, 0.0)] * 4
+    rollout._settle_designer_rewards([new], 1, [(env_id, 1.0)] * 4)
+    assert new.win_rate == 0.5  # the paired plays alone would say 0.0
+    assert new.reward == designer_reward(True, regret=0.1, win_rate=0.5, config=rollout.config.reward)
+    assert plateau(0.5) == 1.0 and new.reward > designer_reward(True, regret=0.1, win_rate=0.0,
+                                                                 config=rollout.config.reward)
+
+    def card():
+        return Suite(rollout.suite.path).get(env_id).card.stats
+
+    assert card()["win_rate"] == 0.5 and card()["regret"] == 0.1 and card()["win_rate_plays"] == 8
+    # iteration 2: agent tasks win twice more; the card follows, regret stays the design-time one
+    rollout.regret_plays = []
+    rollout._settle_designer_rewards([], 2, [(env_id, 1.0)] * 2)
+    assert card()["win_rate"] == 0.6 and card()["regret"] == 0.1 and card()["win_rate_plays"] == 10
+    # iteration 3: iteration 1 leaves the 2-iteration window
+    rollout._settle_designer_rewards([], 3, [(env_id, 0.0)] * 2)
+    assert card()["win_rate"] == 0.5 and card()["win_rate_plays"] == 4
+    assert rollout.state.to_dict()["plays"][env_id] == [[2, 1.0], [2, 1.0], [3, 0.0], [3, 0.0]]
+
+
+def test_designer_advantage_is_centred_per_skill(rollout):
+    """reward.skill_centring: the designer's advantage is its reward minus the mean reward of
+    the iteration's designs of its skill (the reference's baseline), not GRPO's per-group one."""
+    import dataclasses
+
+    new = _registered_design(rollout)
+    broken = [DesignResult("Mathematical Reasoning", False, "no program", index=1, reward=-1.0),
+              DesignResult("Spatial Reasoning", False, "no program", index=2, reward=-1.0),
+              DesignResult("Spatial Reasoning", False, "no program", index=3, reward=0.5)]
+    rollout.regret_plays = [(str(new.env_id), 1.0)] * 4
+    rollout._settle_designer_rewards([new, *broken], 1, [])
+    assert all(d.advantage is None for d in [new, *broken])  # off: TRL's per-group normalisation
+    rollout.config.reward = dataclasses.replace(rollout.config.reward, skill_centring=True)
+    rollout._settle_designer_rewards([new, *broken], 2, [])
+    maths = (new.reward - 1.0) / 2
+    assert new.advantage == pytest.approx(new.reward - maths)
+    assert broken[0].advantage == pytest.approx(-1.0 - maths)
+    assert [d.advantage for d in broken[1:]] == pytest.approx([-0.75, 0.75])

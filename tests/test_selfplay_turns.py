@@ -100,12 +100,14 @@ def tiny(tmp_path_factory):
     return AutoModelForCausalLM.from_pretrained(root / "model"), AutoTokenizer.from_pretrained(root / "model"), root
 
 
-def make_trainer(tiny, rollout_func=None, batch=4 * G):
+def make_trainer(tiny, rollout_func=None, batch=4 * G, trainer_class=None):
     import os
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
+
+    trainer_class = trainer_class or GRPOTrainer
 
     model, tokenizer, root = tiny
 
@@ -116,8 +118,8 @@ def make_trainer(tiny, rollout_func=None, batch=4 * G):
                       temperature=LOSS_TEMPERATURE, use_cpu=True, bf16=False, report_to=[], max_steps=1,
                       max_completion_length=64, logging_steps=1)
     data = Dataset.from_list([{"prompt": [{"role": "user", "content": "x"}]}] * (2 * batch))
-    return GRPOTrainer(model=model, reward_funcs=spade_reward, args=args, train_dataset=data,
-                       processing_class=tokenizer, rollout_func=rollout_func)
+    return trainer_class(model=model, reward_funcs=spade_reward, args=args, train_dataset=data,
+                         processing_class=tokenizer, rollout_func=rollout_func)
 
 
 def trl_recompute(trainer, prompt_ids, completion_ids):
@@ -273,3 +275,31 @@ def test_a_25_turn_thinking_episode_fits_per_turn_where_one_sequence_cannot(tiny
     assert len(whole.turns) == 25
     trace = whole_agent.traces[0]
     assert len(trace.prompt_ids) + len(trace.completion_ids) > 3 * budget > 3 * longest
+
+
+def test_advantages_computed_by_self_play_replace_trls_where_given(tiny):
+    """Per-skill centring of the designer's rewards cannot be expressed through GRPO's
+    per-group normalisation: the self-play trainer takes the rollout's advantages for the
+    designer rows and keeps TRL's for the rest."""
+    from trl import GRPOTrainer
+
+    from spade_gym.selfplay.rollout import trl_batch
+    from spade_gym.selfplay.trainer import SpadeGRPOTrainer
+
+    _, tokenizer, _ = tiny
+    eos = tokenizer.eos_token_id
+    # two design groups of one skill (rewards 1, 0 | 0.5, 0.5) centred on the skill mean 0.5,
+    # then two agent groups with TRL's own advantages
+    rows = [([5, 6], [7, eos], [0.0, 0.0], [1, 1], r, "designer", r - 0.5) for r in (1.0, 0.0, 0.5, 0.5)]
+    rows += [([5, 6], [8, eos], [0.0, 0.0], [1, 1], r, "agent") for r in (1.0, 0.0, 0.0, 0.0)]
+    batch = trl_batch(rows, tokenizer.pad_token_id)
+
+    def advantages(trainer_class):
+        trainer = make_trainer(tiny, rollout_func=lambda prompts, trainer: batch, batch=8, trainer_class=trainer_class)
+        inputs = [{"prompt": [{"role": "user", "content": "x"}]} for _ in range(8)]
+        return trainer._generate_and_score_completions(inputs)["advantages"].tolist()
+
+    mine, theirs = advantages(SpadeGRPOTrainer), advantages(GRPOTrainer)
+    assert mine[:4] == pytest.approx([0.5, -0.5, 0.0, 0.0])
+    assert theirs[:4] != pytest.approx(mine[:4])  # GRPO per group: (+0.7, -0.7), (0, 0)
+    assert mine[4:] == pytest.approx(theirs[4:]) and mine[4] > 0 > mine[5]

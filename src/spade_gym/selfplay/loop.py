@@ -186,7 +186,9 @@ def _load_policy(config: SelfPlayConfig, run_dir: Path):
 def _build_trainer(config: SelfPlayConfig, run_dir: Path, model, tokenizer, rollout, ranks, progress):
     from datasets import Dataset
     from transformers import PrinterCallback
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOConfig
+
+    from spade_gym.selfplay.trainer import SpadeGRPOTrainer
 
     from spade_gym.selfplay.callback import SpadeCallback
 
@@ -220,8 +222,8 @@ def _build_trainer(config: SelfPlayConfig, run_dir: Path, model, tokenizer, roll
         raise ConfigError(f"bad GRPO option in the preset or --set grpo.*: {exc}") from None
     callback = SpadeCallback(rollout, run_dir / "metrics.jsonl", ranks=ranks, progress=progress,
                              iterations=config.iterations)
-    trainer = GRPOTrainer(model=model, reward_funcs=spade_reward, args=args, train_dataset=slots,
-                          processing_class=tokenizer, rollout_func=rollout)
+    trainer = SpadeGRPOTrainer(model=model, reward_funcs=spade_reward, args=args, train_dataset=slots,
+                               processing_class=tokenizer, rollout_func=rollout)
     # First in line, so the spade metrics it adds to each log reach TensorBoard too.
     trainer.callback_handler.callbacks.insert(0, callback)
     # The raw log dicts printed on every step say nothing the progress and summary do not.

@@ -9,7 +9,8 @@ from spade_gym.errors import SpadeError
 from spade_gym.selfplay.policy import TokenAgent, TokenPolicy, Trace, TurnSample
 from spade_gym.selfplay.records import DesignResult, RolloutStage
 from spade_gym.selfplay.rewards import (
-    check_groups, designer_reward, episode_outcome, group_key, learning_potential, paired_regret,
+    centre_per_skill, check_groups, designer_reward, episode_outcome, group_key, learning_potential, paired_regret,
+    remember_plays, window_win_rate,
 )
 from spade_gym.selfplay.turns import layout_turn_samples
 
@@ -36,8 +37,8 @@ class PlayStage(RolloutStage):
         """Paired regret of each valid design; returns the no-hint plays, one group per design."""
         valid = [d for d in designs if d.valid]
         K = self.config.paired_seeds
+        self.regret_plays = []
         if not valid:
-            self._share_duplicate_rewards(designs)  # collective: every rank takes part
             return []
         ids = {id(d): str(d.env_id) for d in valid}
         seeds = {ids[id(d)]: [rng.randrange(1_000_000_000) for _ in range(K)] for d in valid}
@@ -59,16 +60,59 @@ class PlayStage(RolloutStage):
         for design in valid:
             hinted_out, plain_out = outcomes[ids[id(design)]]
             design.regret = paired_regret(hinted_out, plain_out)
-            design.win_rate = _mean(list(plain_out.values()))
             design.win_rate_hint = _mean(list(hinted_out.values()))
-            design.reward = designer_reward(True, regret=design.regret, win_rate=design.win_rate,
-                                            config=self.config.reward)
-            entry = self.suite.get(ids[id(design)])
+            self.regret_plays += [(ids[id(design)], o) for o in plain_out.values()]
+        return [groups[ids[id(d)]] for d in valid]
+
+    def _settle_designer_rewards(self, designs: list[DesignResult], iteration: int,
+                                 task_plays: list[tuple[str, float]]) -> None:
+        """The designer's rewards, once the iteration's plays are in (collective: every rank).
+
+        An environment's win rate is its no-hint outcomes over the last
+        ``reward.win_rate_window`` iterations (all ranks: regret plays and agent tasks);
+        it feeds the plateau term and the cards, whose win rates and regret the frontier
+        memory reads. Regret stays the paired one measured at design time.
+        """
+        config = self.config.reward
+        new_ids = [str(d.env_id) for d in designs if d.valid]
+        gathered = self.ranks.gather([["play", env_id, o] for env_id, o in self.regret_plays + task_plays]
+                                     + [["new", env_id, 0.0] for env_id in new_ids])
+        remember_plays(self.state.plays, iteration, [(e, o) for kind, e, o in gathered if kind == "play"],
+                       config.win_rate_window)
+        for design in designs:
+            if not design.valid:
+                continue
+            env_id = str(design.env_id)
+            design.win_rate = window_win_rate(self.state.plays, env_id)
+            design.reward = designer_reward(True, regret=design.regret, win_rate=design.win_rate, config=config)
+            entry = self.suite.get(env_id)
             self.suite.update_card(entry, stats={"regret": design.regret, "win_rate": design.win_rate,
                                                  "win_rate_hint": design.win_rate_hint, "iteration": iteration,
-                                                 "paired_seeds": K})
+                                                 "paired_seeds": self.config.paired_seeds,
+                                                 **self._window_stats(env_id)})
         self._share_duplicate_rewards(designs)
-        return [groups[ids[id(d)]] for d in valid]
+        if config.skill_centring:
+            everyone = self.ranks.gather([[self.ranks.rank, d.skill, d.reward] for d in designs])
+            centred = centre_per_skill([(skill, reward) for _, skill, reward in everyone])
+            mine = [a for (rank, _, _), a in zip(everyone, centred) if rank == self.ranks.rank]
+            for design, advantage in zip(designs, mine):
+                design.advantage = advantage
+        if self.ranks.is_main:
+            # The frontier: every environment of the run's suite played this iteration gets
+            # its window's win rate on its card (new designs were written above by their rank).
+            fresh = {e for kind, e, _ in gathered if kind == "new"}
+            for env_id in sorted({e for kind, e, _ in gathered if kind == "play"} - fresh):
+                entry = self.suite.get(env_id) if self._in_run_suite(env_id) else None
+                if entry is not None:
+                    self.suite.update_card(entry, stats={**(entry.card.stats or {}), **self._window_stats(env_id)})
+
+    def _window_stats(self, env_id: str) -> dict:
+        plays = self.state.plays.get(env_id, [])
+        return {"win_rate": window_win_rate(self.state.plays, env_id), "win_rate_plays": len(plays),
+                "win_rate_window": self.config.reward.win_rate_window}
+
+    def _in_run_suite(self, env_id: str) -> bool:
+        return any(e.id == env_id for e in self.suite.entries())
 
     def _share_duplicate_rewards(self, designs: list[DesignResult]) -> None:
         """A duplicate's reward is its original's, wherever (on whichever rank) that was played."""
@@ -95,6 +139,7 @@ class PlayStage(RolloutStage):
         episodes: list[tuple[Record, float]] = []
         keys: list[tuple[str, object]] = []
         outcomes: list[tuple[str, float]] = []
+        task_plays: list[tuple[str, float]] = []
         suite_wins: list[float] = []
         used = 0
         tokens = 0
@@ -123,6 +168,7 @@ class PlayStage(RolloutStage):
                 episodes.append((_record(agent, index, policy, episode), reward))
                 keys.append(group_key(episode.spec.env_id, episode.spec.seed))
                 outcomes.append((episode.spec.env_id, reward))
+                task_plays.append((episode.spec.env_id, reward))
                 if episode.spec.env_id in seed_ids:
                     suite_wins.append(1.0 if episode.won else 0.0)
         check_groups(keys, G)  # GRPO normalises by position: each group must be one task
@@ -130,7 +176,7 @@ class PlayStage(RolloutStage):
         # Slot groups no task fills (n_groups not a multiple of turn_samples): padding.
         rows += [([], [], [], [], 0.0)] * ((n_groups - n_tasks * per_task) * G)
         return {"rows": rows, "returns": [r for _, r in episodes], "suite_wins": suite_wins, "tokens": tokens,
-                "outcomes": outcomes, "regret_groups_used": used}
+                "outcomes": outcomes, "task_plays": task_plays, "regret_groups_used": used}
 
     def _sample_tasks(self, pool: list[str], n: int, rng: random.Random) -> list[tuple[str, int]]:
         """(environment, seed) tasks; "learning-potential" favours environments the agent wins

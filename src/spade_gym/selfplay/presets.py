@@ -92,7 +92,8 @@ def _qwen3(size: str) -> SelfPlayConfig:
         sample_unit="turn",
         turn_samples=4,
         validation_seeds=16,
-        reward=RewardConfig(mode="paper"),
+        # the reference: blend, win rate over a 4-iteration window, per-skill centred designer advantage
+        reward=RewardConfig(mode="paper", win_rate_window=4, skill_centring=True),
         designer_training_delay=4,
         learning_rate=1e-6,
         beta=0.0 if size == "4b" else 0.005,

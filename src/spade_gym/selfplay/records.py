@@ -21,14 +21,19 @@ class RunState:
     registered: list[str] = field(default_factory=list)
     #: Recent agent outcomes per environment (all ranks), for learning-potential sampling.
     outcomes: dict[str, list[float]] = field(default_factory=dict)
+    #: No-hint outcomes per environment of the last ``reward.win_rate_window`` iterations
+    #: (all ranks), as [iteration, outcome]: the win rates of the plateau term and the cards.
+    plays: dict[str, list[list[float]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"iteration": self.iteration, "registered": list(self.registered), "outcomes": self.outcomes}
+        return {"iteration": self.iteration, "registered": list(self.registered), "outcomes": self.outcomes,
+                "plays": self.plays}
 
     @classmethod
     def from_dict(cls, data: dict) -> "RunState":
         return cls(iteration=int(data["iteration"]), registered=list(data.get("registered", [])),
-                   outcomes={k: [float(x) for x in v] for k, v in data.get("outcomes", {}).items()})
+                   outcomes={k: [float(x) for x in v] for k, v in data.get("outcomes", {}).items()},
+                   plays={k: [[int(i), float(o)] for i, o in v] for k, v in data.get("plays", {}).items()})
 
 
 @dataclass
@@ -46,6 +51,9 @@ class DesignResult:
     win_rate: float | None = None
     win_rate_hint: float | None = None
     reward: float = 0.0
+    #: The designer's advantage when self-play computes it (per-skill centring), else None:
+    #: GRPO's per-group normalisation of the rewards applies.
+    advantage: float | None = None
     #: A valid program sampled twice in one batch: the copy shares the original's reward
     #: (same program, same reward — anything else is noise in GRPO's advantage) but is not
     #: registered or counted twice.

@@ -33,6 +33,14 @@ class RewardConfig:
     plateau_low: float = 0.4
     plateau_high: float = 0.6
     plateau_ramp: float = 0.25
+    #: Iterations of no-hint agent plays an environment's win rate is measured over (the
+    #: plateau term of the blend, and the win rates on the cards the frontier memory
+    #: reads): the reference's delay window of 4 rollouts.
+    win_rate_window: int = 4
+    #: The designer's advantage: False, GRPO's per-group normalisation (the G designs of
+    #: one prompt); True, the reference's rule: reward minus the mean reward of the
+    #: iteration's designs of the same skill (all ranks), no division by a std.
+    skill_centring: bool = False
 
     def __post_init__(self):
         if self.mode not in ("regret", "paper"):
@@ -45,6 +53,8 @@ class RewardConfig:
                              "regret at 0)")
         if not self.plateau_low <= self.plateau_high:
             raise ValueError("plateau_low must not exceed plateau_high")
+        if self.win_rate_window < 1:
+            raise ValueError("win_rate_window must be >= 1 (iterations)")
 
 
 def paired_regret(with_hint: dict[int, float], without_hint: dict[int, float]) -> float:
@@ -81,6 +91,33 @@ def designer_reward(valid: bool, *, regret: float | None = None, win_rate: float
     scaled = min(1.0, max(0.0, regret / config.regret_scale))  # the recipe clips to [0, 1]
     return (config.regret_weight * scaled
             + config.plateau_weight * plateau(win_rate, config.plateau_low, config.plateau_high, config.plateau_ramp))
+
+
+def remember_plays(plays: dict[str, list[list[float]]], iteration: int, outcomes: Iterable[tuple[str, float]],
+                   window: int) -> None:
+    """Add an iteration's no-hint outcomes per environment (as ``[iteration, outcome]``) and
+    forget those older than the last ``window`` iterations."""
+    for env_id, outcome in outcomes:
+        plays.setdefault(env_id, []).append([iteration, float(outcome)])
+    for env_id in list(plays):
+        plays[env_id] = [p for p in plays[env_id] if p[0] > iteration - window]
+        if not plays[env_id]:
+            del plays[env_id]
+
+
+def window_win_rate(plays: dict[str, list[list[float]]], env_id: str) -> float | None:
+    """Mean no-hint outcome of an environment over the remembered window (None: never played)."""
+    outcomes = [outcome for _, outcome in plays.get(env_id, [])]
+    return sum(outcomes) / len(outcomes) if outcomes else None
+
+
+def centre_per_skill(items: Sequence[tuple[str, float]]) -> list[float]:
+    """Each (skill, reward) minus the mean reward of its skill: the reference's designer baseline."""
+    totals: dict[str, list[float]] = {}
+    for skill, reward in items:
+        totals.setdefault(skill, []).append(reward)
+    means = {skill: sum(rs) / len(rs) for skill, rs in totals.items()}
+    return [reward - means[skill] for skill, reward in items]
 
 
 def learning_potential(outcomes: Sequence[float], *, floor: float = 0.05) -> float:

@@ -119,6 +119,7 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage):
             with self.progress.phase(f"iteration {iteration}: playing", total=None):
                 regret_groups = self._measure_regret(policy, designs, iteration, rng)
                 agent = self._agent_groups(policy, groups - n_design, regret_groups, iteration, rng)
+            self._settle_designer_rewards(designs, iteration, agent["task_plays"])
             timings["play_s"] = time.monotonic() - t
             timings["play_env_s"] = self.env_seconds
 
@@ -130,7 +131,7 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage):
                 # still sampled and scored but carry no loss.
                 mask = [1 if train_designer else 0] * len(sample.completion_ids)
                 rows.append((prompt_ids[group], sample.completion_ids, sample.logprobs, mask, design.reward,
-                             "designer"))
+                             "designer", design.advantage))
         rows += [(*row, "agent") for row in agent["rows"]]
         out = trl_batch(rows, policy.tokenizer.pad_token_id)
 
@@ -168,10 +169,14 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage):
 
 def trl_batch(rows, pad_id: int) -> dict[str, list]:
     """``rollout_func``'s return value from (prompt, completion, logprobs, env_mask, reward,
-    role) rows, in slot order."""
+    role[, advantage]) rows, in slot order. Where some row gives its advantage (per-skill
+    centring), ``spade_advantage`` carries it (NaN elsewhere) for :mod:`~spade_gym.selfplay.trainer`."""
     out: dict[str, list] = {"prompt_ids": [], "completion_ids": [], "logprobs": [], "env_mask": [],
                             "spade_reward": [], "spade_role": []}
-    for prompt, ids, logprobs, mask, reward, role in rows:
+    advantages = [row[6] if len(row) > 6 else None for row in rows]
+    if any(a is not None for a in advantages):
+        out["spade_advantage"] = [float("nan") if a is None else float(a) for a in advantages]
+    for prompt, ids, logprobs, mask, reward, role, *_ in rows:
         if not ids:
             # Nothing was generated (the env failed before the first turn, or a per-turn
             # padding slot): TRL needs one token per sample, so a padding token stands in,
