@@ -14,7 +14,10 @@ first ``designer_groups`` groups are design requests; the rest are agent tasks:
    run's suite; every rank then makes them ``gym.make``-able.
 3. **Regret**: each rank plays its own valid designs ``paired_seeds`` times *with* and
    *without* the hint on the same seeds. The designer reward is paired regret (or the
-   configured blend); invalid programs get the fixed penalty.
+   configured blend, whose win rate is the environment's over the last
+   ``reward.win_rate_window`` iterations, settled after step 4); invalid programs get
+   the fixed penalty; ``reward.skill_centring`` centres the rewards per skill into the
+   designer's advantages.
 4. **Agent**: agent groups are first the no-hint regret plays (on-policy episodes of
    fresh environments, one group per design when ``paired_seeds == num_generations``),
    then (environment, seed) tasks drawn from the pool with a learning-potential weight
