@@ -117,12 +117,15 @@ def test_win_rate_is_measured_over_the_last_k_iterations(rollout):
         return Suite(rollout.suite.path).get(env_id).card.stats
 
     assert card()["win_rate"] == 0.5 and card()["regret"] == 0.1 and card()["win_rate_plays"] == 8
-    # iteration 2: agent tasks win twice more; the card follows, regret stays the design-time one
+    # iteration 2: agent tasks win twice more; the card follows (written from the committed
+    # state when the next iteration starts), regret stays the design-time one
     rollout.regret_plays = []
     rollout._settle_designer_rewards([], 2, [(env_id, 1.0)] * 2)
+    rollout._refresh_frontier()
     assert card()["win_rate"] == 0.6 and card()["regret"] == 0.1 and card()["win_rate_plays"] == 10
     # iteration 3: iteration 1 leaves the 2-iteration window
     rollout._settle_designer_rewards([], 3, [(env_id, 0.0)] * 2)
+    rollout._refresh_frontier()
     assert card()["win_rate"] == 0.5 and card()["win_rate_plays"] == 4
     assert rollout.state.to_dict()["plays"][env_id] == [[2, 1.0], [2, 1.0], [3, 0.0], [3, 0.0]]
 

@@ -70,15 +70,13 @@ class PlayStage(RolloutStage):
 
         An environment's win rate is its no-hint outcomes over the last
         ``reward.win_rate_window`` iterations (all ranks: regret plays and agent tasks);
-        it feeds the plateau term and the cards, whose win rates and regret the frontier
-        memory reads. Regret stays the paired one measured at design time.
+        it feeds the plateau term and the new environments' cards (the others' cards follow
+        at the next iteration's start, :meth:`_refresh_frontier`). Regret stays the paired
+        one measured at design time.
         """
         config = self.config.reward
-        new_ids = [str(d.env_id) for d in designs if d.valid]
-        gathered = self.ranks.gather([["play", env_id, o] for env_id, o in self.regret_plays + task_plays]
-                                     + [["new", env_id, 0.0] for env_id in new_ids])
-        remember_plays(self.state.plays, iteration, [(e, o) for kind, e, o in gathered if kind == "play"],
-                       config.win_rate_window)
+        plays = self.ranks.gather([[env_id, o] for env_id, o in self.regret_plays + task_plays])
+        remember_plays(self.state.plays, iteration, [(e, o) for e, o in plays], config.win_rate_window)
         for design in designs:
             if not design.valid:
                 continue
@@ -97,22 +95,27 @@ class PlayStage(RolloutStage):
             mine = [a for (rank, _, _), a in zip(everyone, centred) if rank == self.ranks.rank]
             for design, advantage in zip(designs, mine):
                 design.advantage = advantage
+
+    def _refresh_frontier(self) -> None:
+        """Put each run-suite environment's window win rate on its card, where the frontier
+        memory of the design prompts reads it (collective: every rank waits for the writer).
+
+        Done at the start of an iteration from the committed state, so a resumed iteration
+        designs from the same memory as the uninterrupted run did.
+        """
         if self.ranks.is_main:
-            # The frontier: every environment of the run's suite played this iteration gets
-            # its window's win rate on its card (new designs were written above by their rank).
-            fresh = {e for kind, e, _ in gathered if kind == "new"}
-            for env_id in sorted({e for kind, e, _ in gathered if kind == "play"} - fresh):
-                entry = self.suite.get(env_id) if self._in_run_suite(env_id) else None
-                if entry is not None:
-                    self.suite.update_card(entry, stats={**(entry.card.stats or {}), **self._window_stats(env_id)})
+            for entry in self.suite.entries():
+                if entry.id not in self.state.plays:
+                    continue  # not played within the window: the card keeps its last measure
+                stats = {**(entry.card.stats or {}), **self._window_stats(entry.id)}
+                if stats != entry.card.stats:
+                    self.suite.update_card(entry, stats=stats)
+        self.ranks.barrier()
 
     def _window_stats(self, env_id: str) -> dict:
         plays = self.state.plays.get(env_id, [])
         return {"win_rate": window_win_rate(self.state.plays, env_id), "win_rate_plays": len(plays),
                 "win_rate_window": self.config.reward.win_rate_window}
-
-    def _in_run_suite(self, env_id: str) -> bool:
-        return any(e.id == env_id for e in self.suite.entries())
 
     def _share_duplicate_rewards(self, designs: list[DesignResult]) -> None:
         """A duplicate's reward is its original's, wherever (on whichever rank) that was played."""

@@ -83,6 +83,8 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage):
         self.last_designs: list[DesignResult] = []
         self.rollout_finished = 0.0
         self.env_seconds = 0.0
+        #: This iteration's no-hint regret plays, (environment, outcome).
+        self.regret_plays: list[tuple[str, float]] = []
 
     # ------------------------------------------------------------------ TRL entry point
 
@@ -104,6 +106,7 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage):
         timings = {}
         started = time.monotonic()
         # One generation session per iteration: one ZeRO-3 gather / one vLLM wake-up.
+        self._refresh_frontier()
         with generator.session():
             n_designs = (config.designer_groups if served else n_design) * G
             with self.progress.phase(f"iteration {iteration}: designing", total=n_designs) as phase:
