@@ -63,7 +63,7 @@ def outcome(run_dir: Path) -> dict:
             "agent_return_mean", "pool_size", "trained_regret_groups", "tokens_agent")
     state = json.loads((run_dir / f"checkpoint-{ITERATIONS}" / "spade_state.json").read_text())
     return {"metrics": [{k: r.get(k) for k in keep} for r in rows], "registered": state["registered"],
-            "outcomes": state["outcomes"]}
+            "outcomes": state["outcomes"], "plays": state["plays"]}
 
 
 def weights(run_dir: Path):
