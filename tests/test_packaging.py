@@ -43,8 +43,11 @@ def test_wheel_install_can_make_bundled_env(tmp_path):
     target = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(target)
     python = target / "bin" / "python"
+    # (without the caller's PYTHONPATH: a source tree on it, with the egg-info the wheel build
+    # leaves there, reads to pip as spade-gym already installed, and the wheel is skipped)
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
-                   check=True, capture_output=True)
+                   check=True, capture_output=True, env=clean)
     # dependencies come from the test environment's site-packages (no network needed);
     # spade_gym itself must come from the freshly installed wheel.
     deps = sysconfig.get_paths()["purelib"]
