@@ -89,7 +89,6 @@ class CodebookCourierEnv:
             current, cur_nulls = dict(book), list(nulls)
             touched, last_change = [], {}
             messages = []
-            ok = True
             for m in range(self.n_messages):
                 changes = []
                 for _ in updates.get(m, []) + ([None] if m in updates else []):
@@ -120,8 +119,6 @@ class CodebookCourierEnv:
                 hop = [self._one_hop(book, last_change[c], c) if c in last_change else book.get(c) for c in coded]
                 hop = [w for w in hop if w is not None]
                 messages.append({"coded": coded, "plain": plain, "lookup": [printed, hop]})
-            if not ok:
-                continue
             fooled = [i for i, msg in enumerate(messages)
                       if msg["lookup"][0] != msg["plain"] and msg["lookup"][1] != msg["plain"]]
             if len(fooled) < 2:
