@@ -1,9 +1,11 @@
 """Worker side: wall-clock deadlines and the CPU budget for calls into the program.
 
-One interval timer ticks every ``TICK`` seconds while a request is served; each call
+One interval timer ticks every ``TICK`` seconds while requests are served; each call
 into the program records when it must end, and the tick raises :class:`Deadline` in
-the program once that moment has passed. Two system calls per request instead of two
-per program call, at the price of up to one tick of overshoot.
+the program once that moment has passed. The timer is started by the first request
+after an idle spell and stopped by the first tick that finds no request in progress,
+so a worker answering a stream of steps makes no timer system call per request, and
+an idle worker gets at most one more tick. Overshoot: up to one tick.
 
 This is the *polite* bound: it interrupts Python code and reports the line. The hard
 bound is the host, which kills the worker's process group when a call's deadline plus
@@ -30,6 +32,10 @@ class CPUExhausted(BaseException):
 class _Clock:
     armed = False
     deadline = 0.0
+    #: A request is being served (the timer must run).
+    serving = False
+    #: The interval timer is running.
+    ticking = False
 
 
 clock = _Clock()
@@ -39,8 +45,15 @@ monotonic = _monotonic = time.monotonic
 def _on_alarm(signum, frame):
     # Raised again on every later tick, so a program that swallows the exception
     # (bare ``except:``) is interrupted again; the host kills the worker if it never gives up.
-    if clock.armed and _monotonic() > clock.deadline:
-        raise Deadline()
+    if clock.armed:
+        if _monotonic() > clock.deadline:
+            raise Deadline()
+    elif not clock.serving:
+        # Idle between requests: nothing to watch until the next one starts the timer.
+        # (Handlers run between bytecodes of the main thread, so this cannot interleave
+        # with begin_request() between its two steps in a way that leaves a request untimed.)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        clock.ticking = False
 
 
 def _on_cpu(signum, frame):
@@ -54,12 +67,17 @@ def install_signal_handlers() -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes fail with EFBIG instead of killing
 
 
-def start_ticking() -> None:
-    signal.setitimer(signal.ITIMER_REAL, TICK, TICK)
+def begin_request() -> None:
+    """A request starts: make sure the timer ticks (a system call only after an idle spell)."""
+    clock.serving = True  # first: from here on no tick stops the timer
+    if not clock.ticking:
+        signal.setitimer(signal.ITIMER_REAL, TICK, TICK)
+        clock.ticking = True
 
 
-def stop_ticking() -> None:
-    signal.setitimer(signal.ITIMER_REAL, 0)
+def end_request() -> None:
+    """A request is answered; the next tick that finds none in progress stops the timer."""
+    clock.serving = False
 
 
 def arm(seconds: float) -> None:

@@ -32,6 +32,15 @@ def _finite_float(text: str) -> float:
 
 
 _decoder = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
+#: The C scanner behind ``_decoder`` (same hooks), called directly: ``JSONDecoder.decode``
+#: adds two Python calls and whitespace handling that frames never need.
+_scan = _decoder.scan_once  # type: ignore[attr-defined]  # set by JSONDecoder.__init__
+#: The C encoder ``_encoder.encode`` builds afresh on every call, built once. No circular
+#: check: every frame is built by the runtime from checked, acyclic data; a cycle would
+#: still end in RecursionError, reported as ValueError like any unencodable value.
+_make_c_encoder = getattr(json.encoder, "c_make_encoder", None)
+_c_encode = None if _make_c_encoder is None else _make_c_encoder(
+    None, _encoder.default, json.encoder.encode_basestring, None, ":", ",", False, False, False)
 
 
 class FramingError(Exception):
@@ -42,8 +51,34 @@ class FrameTimeout(Exception):
     """No complete frame arrived before the deadline."""
 
 
+def _dumps(obj) -> str:
+    if _c_encode is None:
+        return _encoder.encode(obj)
+    try:
+        return "".join(_c_encode(obj, 0))
+    except RecursionError:
+        raise ValueError("value nested too deeply (or circular) to encode") from None
+
+
+def _parse(data) -> object:
+    """One frame's payload -> plain data; ValueError when it is not exactly one JSON value."""
+    try:
+        text = str(data, "utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"frame is not UTF-8: {exc}") from None
+    try:
+        value, end = _scan(text, 0)
+    except StopIteration as stop:
+        raise ValueError(f"frame is not JSON (at character {stop.value})") from None
+    except RecursionError:
+        raise ValueError("frame nested too deeply") from None
+    if end != len(text):
+        raise ValueError(f"frame is not JSON (extra data at character {end})")
+    return value
+
+
 def encode(obj) -> bytes:
-    text = _encoder.encode(obj)
+    text = _dumps(obj)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates from program strings
@@ -53,6 +88,36 @@ def encode(obj) -> bytes:
 
 def send(sock: socket.socket, obj) -> None:
     sock.sendall(encode(obj))
+
+
+def send_deadline(sock: socket.socket, data: bytes, deadline: float) -> None:
+    """Host side: write ``data`` on a non-blocking socket before ``deadline`` (``time.monotonic()``).
+
+    The host keeps worker sockets non-blocking (``recv_deadline`` needs them so); a frame
+    larger than the socket buffer (a long action, a batch of them) is written as the
+    worker reads it. A worker that stops reading raises FrameTimeout at the deadline.
+    """
+    try:
+        sent = sock.send(data)
+    except BlockingIOError:
+        sent = 0
+    if sent == len(data):  # the common case: the frame fits the socket buffer
+        return
+    view = memoryview(data)
+    poller = None
+    while sent < len(view):
+        try:
+            sent += sock.send(view[sent:])
+            continue
+        except BlockingIOError:
+            pass
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise FrameTimeout()
+        if poller is None:
+            poller = select.poll()
+            poller.register(sock, select.POLLOUT | select.POLLERR | select.POLLHUP)
+        poller.poll(max(1, int(remaining * 1000) + 1))
 
 
 INCOMPLETE = object()
@@ -85,21 +150,35 @@ class _Frame:
             return INCOMPLETE
         if len(self.buf) > HEADER.size + self.length:
             raise FramingError("unexpected bytes after a frame")
-        try:
-            return _decoder.decode(bytes(self.buf[HEADER.size:]).decode("utf-8"))
-        except RecursionError:
-            raise ValueError("frame nested too deeply") from None
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"frame is not UTF-8: {exc}") from None
+        return _parse(memoryview(self.buf)[HEADER.size:])
+
+
+def _whole(chunk: bytes, max_bytes: int):
+    """The message if ``chunk`` is exactly one complete frame within the limit (the common
+    case: a small frame arrives in one ``recv``), else INCOMPLETE (then ``_Frame`` decides)."""
+    if len(chunk) > HEADER.size:
+        (length,) = HEADER.unpack_from(chunk)
+        if length == len(chunk) - HEADER.size and length <= max_bytes:
+            return _parse(memoryview(chunk)[HEADER.size:])
+    return INCOMPLETE
+
+
+#: First read size: a whole small frame in one system call.
+_FIRST_READ = 65536
 
 
 def recv_blocking(sock: socket.socket, max_bytes: int):
     """Worker side: wait as long as it takes (EOF -> FramingError)."""
+    chunk = sock.recv(_FIRST_READ)
+    message = _whole(chunk, max_bytes)
+    if message is not INCOMPLETE:
+        return message
     frame = _Frame(max_bytes)
     while True:
-        message = frame.feed(sock.recv(frame.wanted))
+        message = frame.feed(chunk)
         if message is not INCOMPLETE:
             return message
+        chunk = sock.recv(frame.wanted)
 
 
 #: How long the host busy-polls for a reply before sleeping in poll(). A reply that
@@ -113,13 +192,14 @@ def recv_deadline(sock: socket.socket, deadline: float, max_bytes: int, spin: fl
 
     Raises FrameTimeout, FramingError (EOF, oversized frame) or ValueError (bad JSON).
     """
-    sock.setblocking(False)
-    frame = _Frame(max_bytes)
+    if sock.gettimeout() != 0.0:  # the host's worker sockets already are (no system call per frame)
+        sock.setblocking(False)
     spin_until = time.perf_counter() + spin
     poller = None
+    frame = None
     while True:
         try:
-            chunk = sock.recv(frame.wanted)
+            chunk = sock.recv(_FIRST_READ if frame is None else frame.wanted)
         except BlockingIOError:
             if time.perf_counter() < spin_until:
                 continue
@@ -134,6 +214,11 @@ def recv_deadline(sock: socket.socket, deadline: float, max_bytes: int, spin: fl
             continue
         except (ConnectionResetError, BrokenPipeError) as exc:
             raise FramingError(f"connection lost: {exc}") from None
+        if frame is None:
+            message = _whole(chunk, max_bytes)
+            if message is not INCOMPLETE:
+                return message
+            frame = _Frame(max_bytes)
         message = frame.feed(chunk)
         if message is not INCOMPLETE:
             return message

@@ -18,6 +18,7 @@ import threading
 import time
 
 from spade_gym.errors import SandboxError, WorkerCrashed
+from spade_gym.sandbox import host
 from spade_gym.sandbox import protocol as p
 from spade_gym.sandbox import replies as r
 from spade_gym.sandbox.host import Worker
@@ -50,7 +51,10 @@ class ProgramHandle:
         self._worker: Worker | None = None
         self.load_info: r.LoadInfo | None = None
         self.restarts = 0
-        self._obs_limit = self.limits.max_observation_chars
+        self._obs_limit = limit = self.limits.max_observation_chars
+        # The reply decoders, bound once (``step`` runs once per agent turn).
+        self._decode_step = lambda v: r.decode_step(v, limit)
+        self._decode_reset = lambda v: r.decode_reset(v, limit)
         self._start(None if timeout is None else time.monotonic() + timeout)
 
     @property
@@ -94,7 +98,7 @@ class ProgramHandle:
 
     def _live_worker(self, restart: bool, end: float | None) -> Worker:
         worker = self._worker
-        if worker is None or worker.dead or worker.owner != os.getpid():
+        if worker is None or worker.dead or worker.owner != host.current_pid():
             if not restart:
                 raise WorkerCrashed("the program's worker was restarted after a failure; call reset() first")
             self._worker = None
@@ -107,7 +111,7 @@ class ProgramHandle:
     @property
     def alive(self) -> bool:
         w = self._worker
-        return w is not None and not w.dead and w.owner == os.getpid()
+        return w is not None and not w.dead and w.owner == host.current_pid()
 
     def close(self) -> None:
         with self._lock:
@@ -139,15 +143,12 @@ class ProgramHandle:
             return worker.call(request, what, decode, budget, hard=hard, max_bytes=max_bytes)
 
     def reset(self, seed: int | None = None, index: int = 0, *, timeout: float | None = None) -> r.ResetResult:
-        limit = self._obs_limit
-        return self._call(p.Reset(index, seed), "reset()", lambda v: r.decode_reset(v, limit),
-                          restart=True, timeout=timeout)
+        return self._call(p.Reset(index, seed), "reset()", self._decode_reset, restart=True, timeout=timeout)
 
     def step(self, action: str, index: int = 0, *, timeout: float | None = None) -> r.StepResult:
         if not isinstance(action, str):
             raise TypeError(f"action must be str, got {type(action).__name__}")
-        limit = self._obs_limit
-        return self._call(p.Step(index, action), "step()", lambda v: r.decode_step(v, limit), timeout=timeout)
+        return self._call(p.Step(index, action), "step()", self._decode_step, timeout=timeout)
 
     def solution(self, index: int = 0, *, timeout: float | None = None) -> str:
         limit = self._obs_limit

@@ -191,6 +191,23 @@ class Zygote:
 os.register_at_fork(after_in_child=Zygote._forget_after_fork)
 atexit.register(Zygote.shutdown)
 
+#: This process's id, kept current across ``fork``: a worker belongs to the process that
+#: started it, and ``os.getpid()`` is a system call on every request otherwise.
+_pid = os.getpid()
+
+
+def _refresh_pid() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+os.register_at_fork(after_in_child=_refresh_pid)
+
+
+def current_pid() -> int:
+    """``os.getpid()`` without the system call (updated in every forked child)."""
+    return _pid
+
 
 def describe_exit(status: int | None) -> str:
     if status is None:
@@ -221,7 +238,8 @@ class Worker:
         self.limits = limits
         self.zygote = Zygote.get()
         self.sock, self.pid = self.zygote.spawn(limits, role)
-        self.owner = os.getpid()
+        self.sock.setblocking(False)  # once: every read and write has a deadline
+        self.owner = _pid
         self.dead = False
         self.sent_at = time.monotonic()
         self.budget = _START_TIMEOUT
@@ -237,16 +255,20 @@ class Worker:
     def send(self, request, what: str, budget: float, *, hard: bool = False) -> None:
         """Send a request record. The reply must come within ``budget`` seconds; the
         worker is killed ``kill_grace`` later (or at ``budget`` itself when ``hard``)."""
-        if self.dead or self.owner != os.getpid():
+        if self.dead or self.owner != _pid:
             raise WorkerCrashed("the worker is no longer available")
-        try:
-            self.sock.sendall(framing.encode(p.encode_request(request)))
-        except (OSError, ValueError) as exc:
-            self.kill()
-            raise WorkerCrashed(f"{what}: could not reach the worker ({exc})") from None
         self.sent_at = time.monotonic()
         self.budget = budget
         self.hard_deadline = self.sent_at + budget + (0.0 if hard else self.limits.kill_grace)
+        try:
+            framing.send_deadline(self.sock, framing.encode(p.encode_request(request)), self.hard_deadline)
+        except framing.FrameTimeout:
+            self.kill()
+            raise ProgramTimeout(f"{what}: the worker did not read the request within {budget:g} s; "
+                                 "it was killed") from None
+        except (OSError, ValueError) as exc:
+            self.kill()
+            raise WorkerCrashed(f"{what}: could not reach the worker ({exc})") from None
 
     def _read_frame(self, max_bytes: int, what: str):
         try:
@@ -296,7 +318,7 @@ class Worker:
         if self.dead:
             return
         self.dead = True
-        if self.owner == os.getpid():
+        if self.owner == _pid:
             try:
                 os.killpg(self.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
@@ -317,9 +339,10 @@ def diagnose(limits: Limits | None = None, *, read: tuple | list = (), signal_pi
     return its hello and what it could do: ``{"hello": {...}, "facts": {...}}``."""
     worker = Worker(limits or DEFAULT_LIMITS, role="diagnose")
     try:
-        worker.sock.sendall(framing.encode({"read": list(read), "signal": list(signal_pids)}))
         worker.sent_at = time.monotonic()
         worker.hard_deadline = worker.sent_at + 30.0
+        framing.send_deadline(worker.sock, framing.encode({"read": list(read), "signal": list(signal_pids)}),
+                              worker.hard_deadline)
         facts = worker._read_frame(1 << 20, "diagnosing the sandbox")
     finally:
         worker.kill()

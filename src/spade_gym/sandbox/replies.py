@@ -104,6 +104,9 @@ def decode_step(value, obs_limit: int) -> StepResult:
     obs, reward, terminated, truncated, info = value
     if type(terminated) is not bool or type(truncated) is not bool:
         raise ReplyRejected("step() terminated/truncated must be true or false")
+    if (type(obs) is str and len(obs) <= obs_limit and type(reward) is float and _LOW <= reward <= _HIGH
+            and type(info) is dict and (not info or HOST_INFO_KEYS.isdisjoint(info))):
+        return StepResult(obs, reward, terminated, truncated, info)  # the common reply, checked inline
     return StepResult(decode_text(obs, "step() observation", obs_limit), decode_reward(reward),
                       terminated, truncated, decode_info(info, "step() info"))
 

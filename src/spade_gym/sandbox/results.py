@@ -206,12 +206,14 @@ class JSONChecker:
                 raise protocol_failure(f"{what} is {size} bytes as JSON; the limit is {self.limit}")
         return data
 
-    def _convert(self, value, path: str, depth: int):
+    def _convert(self, value, path, depth: int):
+        # ``path`` is the name of the top value, or a (parent path, key) pair: rendered
+        # only when a message needs it, not once per element of every info dict.
         self.budget -= 1
         if self.budget < 0:
-            raise protocol_failure(f"{path} has too many elements")
+            raise protocol_failure(f"{_render(path)} has too many elements")
         if depth > 32:
-            raise protocol_failure(f"{path} is nested more than 32 levels deep")
+            raise protocol_failure(f"{_render(path)} is nested more than 32 levels deep")
         t = type(value)
         if t is str:
             self.chars += len(value)
@@ -234,24 +236,34 @@ class JSONChecker:
                     skey = json.dumps(key) if not isinstance(key, str) else key
                 else:
                     if self.strict:
-                        raise protocol_failure(f"{path} has a key of type {type(key).__name__}; keys must be str")
+                        raise protocol_failure(f"{_render(path)} has a key of type {type(key).__name__}; "
+                                               "keys must be str")
                     skey = str(key)
-                out[skey] = self._convert(item, f"{path}[{skey!r}]", depth + 1)
+                out[skey] = self._convert(item, (path, skey), depth + 1)
             return out
         if t is list or t is tuple:
-            return [self._convert(item, f"{path}[{i}]", depth + 1) for i, item in enumerate(value)]
+            return [self._convert(item, (path, i), depth + 1) for i, item in enumerate(value)]
         if isinstance(value, numpy.generic):
             return self._convert(value.item(), path, depth)
         if isinstance(value, str):
             return str.__str__(value)
         if isinstance(value, (list, tuple)):
-            return [self._convert(item, f"{path}[{i}]", depth + 1) for i, item in enumerate(value)]
+            return [self._convert(item, (path, i), depth + 1) for i, item in enumerate(value)]
         return self._convert_other(value, path, f"a {type(value).__name__}")
 
     def _convert_other(self, value, path, description):
         if self.strict:
-            raise protocol_failure(f"{path} holds {description}, which is not JSON-compatible")
+            raise protocol_failure(f"{_render(path)} holds {description}, which is not JSON-compatible")
         try:
             return str(value)[:1000]
         except BaseException:
             return f"<{type(value).__name__}>"
+
+
+def _render(path) -> str:
+    """``step() info['a'][0]`` from the (parent, key) pairs :class:`JSONChecker` carries."""
+    keys = []
+    while type(path) is tuple:
+        path, key = path
+        keys.append(f"[{key}]" if type(key) is int else f"[{key!r}]")
+    return path + "".join(reversed(keys))

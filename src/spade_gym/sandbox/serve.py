@@ -64,11 +64,11 @@ def serve(sock: socket.socket, limits: Limits, hello: p.Hello) -> None:
                 request = p.decode_request(message)
             except p.ReplyRejected as exc:
                 raise CallFailed(ErrorRecord(ErrorKind.PROTOCOL, str(exc))) from None
-            deadline.start_ticking()
+            deadline.begin_request()
             try:
                 reply = {"ok": True, "result": HANDLERS[type(request)](runtime, request)}
             finally:
-                deadline.stop_ticking()
+                deadline.end_request()
         except CallFailed as failure:
             reply = {"ok": False, "error": failure.error.to_wire()}
         except (deadline.Deadline, deadline.CPUExhausted) as exc:
