@@ -135,3 +135,29 @@ def test_encoding_refuses_what_json_cannot_carry():
         with pytest.raises(ValueError):
             framing.encode(bad)
     assert framing.encode("é\ud800")[4:].decode("utf-8") == '"é?"'  # lone surrogates replaced
+
+
+def test_the_worker_timer_stops_itself_when_idle_and_with_the_request_loop():
+    import signal
+
+    from spade_gym.sandbox import deadline
+
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGALRM, signal.SIGXCPU, signal.SIGXFSZ)}
+    deadline.install_signal_handlers()
+    try:
+        deadline.begin_request()
+        assert deadline.clock.ticking and signal.getitimer(signal.ITIMER_REAL)[1] > 0
+        deadline.end_request()
+        time.sleep(4 * deadline.TICK)  # the first idle tick stops the timer
+        assert not deadline.clock.ticking
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        deadline.begin_request()  # a request after the idle spell starts it again
+        assert deadline.clock.ticking and signal.getitimer(signal.ITIMER_REAL)[1] > 0
+        deadline.end_request()
+        deadline.stop_ticking()  # what the request loop does when the host hangs up
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        deadline.clock.ticking = deadline.clock.serving = False
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)

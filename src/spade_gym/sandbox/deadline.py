@@ -80,6 +80,13 @@ def end_request() -> None:
     clock.serving = False
 
 
+def stop_ticking() -> None:
+    """Stop the timer now (the request loop is over)."""
+    clock.serving = False
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    clock.ticking = False
+
+
 def arm(seconds: float) -> None:
     clock.deadline = _monotonic() + seconds
     clock.armed = True

@@ -58,6 +58,7 @@ def serve(sock: socket.socket, limits: Limits, hello: p.Hello) -> None:
         try:
             message = framing.recv_blocking(sock, MAX_REQUEST_BYTES)
         except (framing.FramingError, OSError, ValueError, deadline.Deadline, deadline.CPUExhausted):
+            deadline.stop_ticking()  # the host hung up: no tick may outlive the loop
             return
         try:
             try:
@@ -84,4 +85,5 @@ def serve(sock: socket.socket, limits: Limits, hello: p.Hello) -> None:
                 framing.send(sock, {"ok": False, "error": ErrorRecord(
                     ErrorKind.PROTOCOL, "the result could not be encoded").to_wire()})
             except OSError:
+                deadline.stop_ticking()
                 return
