@@ -7,14 +7,15 @@ import re
 
 BOX_RE = re.compile(r"\\boxed\{([^{}]*)\}")
 COLS = "ABCDEFGHIJK"
-# difficulty -> (rows, cols, mines, extra squares uncovered beyond the opening, least certain-safe squares)
-LEVELS = {"easy": (6, 7, 9, 2, 2), "medium": (8, 8, 14, 3, 3), "hard": (9, 10, 20, 4, 3)}
+# difficulty -> (rows, cols, mines, extra squares uncovered beyond the opening, least certain-safe squares,
+# whether comparing numbers two at a time must also fall short)
+LEVELS = {"easy": (6, 7, 9, 2, 2, False), "medium": (8, 8, 14, 3, 3, False), "hard": (9, 10, 20, 4, 3, True)}
 
 
 class MinefieldSafeCellsEnv:
     def __init__(self, max_turns=4, difficulty="medium", **kwargs):
         self.difficulty = difficulty if difficulty in LEVELS else "medium"
-        self.rows, self.cols, self.n_mines, self.extra, self.min_safe = LEVELS[self.difficulty]
+        self.rows, self.cols, self.n_mines, self.extra, self.min_safe, self.deep = LEVELS[self.difficulty]
         self.max_turns = max(max_turns, 2)
         self.attempts = 2
         self.rng = random.Random()
@@ -127,6 +128,35 @@ class MinefieldSafeCellsEnv:
                     changed = True
         return sorted(safe)
 
+    def _pairwise(self, shown):
+        """One-number rules plus comparing two numbers whose covered squares nest (the subset rule)."""
+        cons = [(set(cells), k) for cells, k in self._constraints(shown)]
+        mine, safe = set(), set()
+        changed = True
+        while changed:
+            changed = False
+            reduced = [(cells - mine - safe, k - len(cells & mine)) for cells, k in cons]
+            for cells, k in reduced:
+                if cells and k == 0:
+                    safe |= cells
+                    changed = True
+                elif cells and k == len(cells):
+                    mine |= cells
+                    changed = True
+            if changed:
+                continue
+            for a, ka in reduced:
+                for b, kb in reduced:
+                    if a and a < b:
+                        rest = b - a
+                        if kb == ka:
+                            safe |= rest
+                            changed = True
+                        elif kb - ka == len(rest):
+                            mine |= rest
+                            changed = True
+        return sorted(safe)
+
     def reset(self, seed=None):
         self.rng = random.Random(seed)
         cells = [(r, c) for r in range(self.rows) for c in range(self.cols)]
@@ -157,7 +187,7 @@ class MinefieldSafeCellsEnv:
                 continue
             fallback = (set(self.mines), shown, safe)
             # one-number-at-a-time reasoning must fall short: the answer needs numbers combined
-            if self._simple(shown) == safe:
+            if self._simple(shown) == safe or (self.deep and self._pairwise(shown) == safe):
                 continue
             best = (set(self.mines), shown, safe)
             break
