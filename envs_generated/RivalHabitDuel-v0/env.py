@@ -40,6 +40,8 @@ class RivalHabitDuelEnv:
         self.table = {m: m for m in MOVES}
         self.mine = []
         self.theirs = []
+        self.scout_mine = []
+        self.scout_theirs = []
         self.wins = 0
         self.turn = 0
         self.done = False
@@ -113,6 +115,13 @@ class RivalHabitDuelEnv:
             self._draw()
             if not self._blind_wins():
                 break
+        # a scouting report: the same rival's first rounds in an earlier match against another player (the habit,
+        # its openings and its table are the same; every match starts afresh)
+        self.scout_mine, self.scout_theirs = [], []
+        for _ in range(3):
+            it = self._rival_move(self.scout_mine, self.scout_theirs)
+            self.scout_mine.append(self.rng.choice(MOVES))
+            self.scout_theirs.append(it)
         self.mine, self.theirs = [], []
         self.wins = 0
         self.turn = 0
@@ -127,12 +136,16 @@ class RivalHabitDuelEnv:
             res = {1: "you win", 0: "draw", -1: "rival wins"}[self._outcome(you, it)]
             rows.append(f"  round {i + 1}: you {you}, rival {it} - {res}")
         record = "\n".join(rows) if rows else "  (no rounds played yet)"
+        scout = "\n".join(f"  round {i + 1}: Kit {you}, rival {it}"
+                          for i, (you, it) in enumerate(zip(self.scout_mine, self.scout_theirs)))
         return ("RIVAL HABIT DUEL\n"
                 f"Rock beats scissors, scissors beat paper, paper beats rock. The match has {self.rounds} rounds; "
                 f"win at least {self.need} of them (draws do not count).\n"
                 "The rival follows exactly ONE of these habits for the whole match (which one, and its hidden "
                 "details such as its cycle or its opening move, you must work out):\n" + habits + "\n"
-                "Record so far:\n" + record + "\n"
+                "Scouting report: the first rounds of the rival's last match, against Kit (same habit, same hidden "
+                "details; every match starts afresh, so your match begins like that one did):\n" + scout + "\n"
+                "Record of your match so far:\n" + record + "\n"
                 f"Wins: {self.wins}, rounds left: {self.rounds - len(self.mine)}.\n"
                 "Play with \\boxed{rock}, \\boxed{paper} or \\boxed{scissors}.\n"
                 f"Last: {last}")
