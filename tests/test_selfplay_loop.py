@@ -163,9 +163,10 @@ def test_cpu_test_preset_trains_on_per_turn_samples(tmp_path):
     end to end through TRL with that fixed, group-aligned batch (padding slots included)."""
     run_dir = tmp_path / "turns"
     # per turn, max_episode_tokens bounds one turn's prompt plus reply (cpu-test's 96 bounds
-    # the completion tokens of a whole episode: no first prompt fits in it)
+    # the completion tokens of a whole episode: no first prompt fits in it; with the tiny
+    # tokenizer the bundled environments' first prompts take up to ~1,400 tokens)
     result = CliRunner().invoke(main, ["selfplay", "--preset", "cpu-test", "--set", "sample_unit=turn", "--set",
-                                       "turn_samples=3", "--set", "max_episode_tokens=1024", "--output", str(run_dir),
+                                       "turn_samples=3", "--set", "max_episode_tokens=2048", "--output", str(run_dir),
                                        "--iterations", "1", "--json"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     row = json.loads((run_dir / "metrics.jsonl").read_text().splitlines()[0])

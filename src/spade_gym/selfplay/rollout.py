@@ -170,6 +170,9 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage):
         m = self.last_metrics
         self.progress.log(f"iteration {iteration}: {m['valid']}/{m['designed']} designs valid, "
                           f"regret {_fmt(m['regret_mean'])}, agent return {_fmt(m['agent_return_mean'])}")
+        if config.sample_unit == "turn" and m["agent_samples"] and m["agent_padding_samples"] == m["agent_samples"]:
+            self.progress.log(f"iteration {iteration}: every agent sample is padding: no turn's prompt fitted "
+                              f"max_episode_tokens={config.max_episode_tokens} (per turn it bounds prompt plus reply)")
         return out
 
 
