@@ -161,3 +161,37 @@ def test_the_worker_timer_stops_itself_when_idle_and_with_the_request_loop():
         deadline.clock.ticking = deadline.clock.serving = False
         for sig, handler in saved.items():
             signal.signal(sig, handler)
+
+
+def _feed(spin: framing.Spin, cost_with: float, cost_without: float, calls: int) -> list[bool]:
+    chosen = []
+    for _ in range(calls):
+        spin.window()
+        chosen.append(spin.spinning)
+        spin.record(cost_with if spin.spinning else cost_without)
+    return chosen
+
+
+@pytest.mark.parametrize("cost_with, cost_without, expect_spinning", [
+    (60e-6, 110e-6, True),   # idle machine: the spin saves a wake-up
+    (110e-6, 60e-6, False),  # loaded machine: the spinning host holds up the worker
+])
+def test_the_host_spins_only_where_spinning_is_measured_to_be_faster(cost_with, cost_without, expect_spinning):
+    spin = framing.Spin()
+    chosen = _feed(spin, cost_with, cost_without, 400)
+    settled = chosen[100:]
+    share = sum(settled) / len(settled)
+    # the faster mode nearly always, the other one only to keep measuring it
+    expected = 1 - 1 / framing.Spin.EXPLORE_EVERY
+    assert share == pytest.approx(expected if expect_spinning else 1 - expected, abs=0.02)
+    # conditions change: the choice follows
+    chosen = _feed(spin, cost_without, cost_with, 400)[200:]
+    assert sum(chosen) / len(chosen) == pytest.approx(1 - expected if expect_spinning else expected, abs=0.02)
+
+
+def test_long_calls_do_not_teach_the_spin():
+    spin = framing.Spin()
+    _feed(spin, 60e-6, 110e-6, 100)
+    before = list(spin.cost)
+    _feed(spin, 1.0, 1.0, 50)  # seconds-long calls: the spin is irrelevant to them
+    assert spin.cost == before

@@ -182,19 +182,60 @@ def recv_blocking(sock: socket.socket, max_bytes: int):
 
 
 #: How long the host busy-polls for a reply before sleeping in poll(). A reply that
-#: arrives within this window skips a scheduler wake-up, which on small VMs costs more
-#: than a typical ``step`` itself; longer calls pay at most this much extra CPU.
+#: arrives within this window skips a scheduler wake-up, which on small idle VMs costs
+#: more than a typical ``step`` itself; longer calls pay at most this much extra CPU.
 SPIN_SECONDS = 50e-6
 
 
-def recv_deadline(sock: socket.socket, deadline: float, max_bytes: int, spin: float = SPIN_SECONDS):
-    """Host side: read one frame before ``deadline`` (a ``time.monotonic()`` value).
+class Spin:
+    """Whether busy-polling for one peer's replies pays off, decided by measurement.
+
+    On an idle machine spinning saves a wake-up per call; on a loaded one the spinning
+    host holds a core the worker needs, and the same call takes longer. So the host
+    keeps a moving average of the round trip with and without the spin, uses the
+    faster, and tries the other every ``EXPLORE_EVERY`` calls. Only short calls count
+    (``SHORT``): for long ones the spin changes nothing. Until both are measured, spin.
+    """
+
+    EXPLORE_EVERY = 16
+    SHORT = 2e-3
+
+    def __init__(self, seconds: float = SPIN_SECONDS):
+        self.seconds = seconds
+        self.cost: list[float | None] = [None, None]  # mean round trip: [sleep at once, spin]
+        self.calls = 0
+        self.spinning = True
+
+    def window(self) -> float:
+        self.calls += 1
+        without, with_spin = self.cost
+        if with_spin is None or without is None:
+            self.spinning = with_spin is None or self.calls % 2 == 0
+        else:
+            self.spinning = with_spin <= without
+            if self.calls % self.EXPLORE_EVERY == 0:
+                self.spinning = not self.spinning
+        return self.seconds if self.spinning else 0.0
+
+    def record(self, seconds: float) -> None:
+        if seconds >= self.SHORT:
+            return
+        mode = int(self.spinning)
+        mean = self.cost[mode]
+        self.cost[mode] = seconds if mean is None else mean + (seconds - mean) / 8
+
+
+def recv_deadline(sock: socket.socket, deadline: float, max_bytes: int, spin: float | Spin = SPIN_SECONDS):
+    """Host side: read one frame before ``deadline`` (a ``time.monotonic()`` value),
+    busy-polling for ``spin`` seconds first (or as a :class:`Spin` decides).
 
     Raises FrameTimeout, FramingError (EOF, oversized frame) or ValueError (bad JSON).
     """
     if sock.gettimeout() != 0.0:  # the host's worker sockets already are (no system call per frame)
         sock.setblocking(False)
-    spin_until = time.perf_counter() + spin
+    learner = spin if isinstance(spin, Spin) else None
+    started = time.perf_counter()
+    spin_until = started + (learner.window() if learner is not None else spin)  # type: ignore[operator]
     poller = None
     frame = None
     while True:
@@ -217,6 +258,8 @@ def recv_deadline(sock: socket.socket, deadline: float, max_bytes: int, spin: fl
         if frame is None:
             message = _whole(chunk, max_bytes)
             if message is not INCOMPLETE:
+                if learner is not None:
+                    learner.record(time.perf_counter() - started)
                 return message
             frame = _Frame(max_bytes)
         message = frame.feed(chunk)

@@ -239,6 +239,7 @@ class Worker:
         self.zygote = Zygote.get()
         self.sock, self.pid = self.zygote.spawn(limits, role)
         self.sock.setblocking(False)  # once: every read and write has a deadline
+        self.spin = framing.Spin()
         self.owner = _pid
         self.dead = False
         self.sent_at = time.monotonic()
@@ -272,7 +273,7 @@ class Worker:
 
     def _read_frame(self, max_bytes: int, what: str):
         try:
-            return framing.recv_deadline(self.sock, self.hard_deadline, max_bytes)
+            return framing.recv_deadline(self.sock, self.hard_deadline, max_bytes, self.spin)
         except framing.FrameTimeout:
             self.kill()
             raise ProgramTimeout(f"{what} did not return within {self.budget:g} s; the worker was killed") from None
