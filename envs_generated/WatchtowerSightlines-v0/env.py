@@ -103,35 +103,52 @@ class WatchtowerSightlinesEnv:
         c0, c1 = sorted((self.watch[1], target[1]))
         return not any(r0 <= w[0] <= r1 and c0 <= w[1] <= c1 for w in self.walls)
 
-    def _stepped(self, target):
-        """Walk the line in small steps and look at the square under each point (Bresenham-like sampling)."""
+    def _stepped(self, target, per_cell=2, half_up=True):
+        """Walk the line in steps (per_cell points per square crossed) and look at the square under each point,
+        rounding halves up or to even: the sampling shortcuts, each wrong near wall corners."""
         (r, c), (tr, tc) = self.watch, target
-        n = 2 * max(abs(tr - r), abs(tc - c))
+        n = per_cell * max(abs(tr - r), abs(tc - c))
         for k in range(1, n):
             y = r + (tr - r) * k / n
             x = c + (tc - c) * k / n
-            if (int(y + 0.5), int(x + 0.5)) in self.walls:
+            cell = (int(y + 0.5), int(x + 0.5)) if half_up else (round(y), round(x))
+            if cell in self.walls:
                 return False
         return True
 
     def reset(self, seed=None):
         self.rng = random.Random(seed)
         cells = [(r, c) for r in range(self.rows) for c in range(self.cols)]
+        shortcuts = [self._lazy] + [
+            (lambda s, pc=pc, hu=hu: self._stepped(s, pc, hu)) for pc in (1, 2, 3, 4) for hu in (True, False)]
         for _ in range(200):
-            picks = self.rng.sample(cells, self.n_walls + self.n_marks + 1)
+            picks = self.rng.sample(cells, self.n_walls + 1)
             self.walls = set(picks[:self.n_walls])
             self.watch = picks[self.n_walls]
-            spots = picks[self.n_walls + 1:]
-            seen = [self._sight(s) for s in spots]
-            if None in seen:
+            truth = {}
+            for cell in cells:
+                if cell not in self.walls and cell != self.watch:
+                    seen = self._sight(cell)
+                    if seen is not None:  # a grazed wall would be ambiguous to the eye: never a marker there
+                        truth[cell] = seen
+            if len(truth) < self.n_marks:
                 continue
-            count = sum(seen)
-            if not 3 <= count <= self.n_marks - 3:
-                continue
-            # neither the bounding-box shortcut nor coarse stepping along the line may give the answer
-            if [self._lazy(s) for s in spots] == seen or [self._stepped(s) for s in spots] == seen:
-                continue
-            break
+            # every shortcut must misjudge at least one marker: pick, for each, a square it gets wrong
+            spots = []
+            for shortcut in shortcuts:
+                if any(shortcut(s) != truth[s] for s in spots):
+                    continue
+                fooled = [s for s in truth if s not in spots and shortcut(s) != truth[s]]
+                if not fooled:
+                    break
+                spots.append(self.rng.choice(sorted(fooled)))
+            else:
+                if len(spots) > self.n_marks:
+                    continue
+                rest = sorted(s for s in truth if s not in spots)
+                spots += self.rng.sample(rest, self.n_marks - len(spots))
+                if len(spots) == self.n_marks and 3 <= sum(truth[s] for s in spots) <= self.n_marks - 3:
+                    break
         spots.sort()
         self.marks = {LETTERS[i]: s for i, s in enumerate(spots)}
         self.answer = "".join(k for k, s in self.marks.items() if self._sight(s))
