@@ -1,4 +1,4 @@
-"""Seven bundled games with mechanics no other bundled game has must need the reasoning they name.
+"""Eight bundled games with mechanics no other bundled game has must need the reasoning they name.
 
 Two kinds of host-side agents play them through ``gym.make`` (so the programs run in the sandbox, like any
 agent's episode), each seeing only the observations:
@@ -17,6 +17,7 @@ import itertools
 import re
 from collections import Counter
 from fractions import Fraction
+from math import gcd
 
 import gymnasium as gym
 import pytest
@@ -315,6 +316,64 @@ def guild_proposals(transcript):
     return boxed(", ".join(f"{a}-{w}" for a, w in pairs))
 
 
+# ---------------------------------------------------------------------------------------- AlchemyEquationBalance
+def alchemy_matrix(obs):
+    equation = next(line.strip() for line in obs.splitlines() if "->" in line)
+    left, right = (side.split(" + ") for side in equation.split(" -> "))
+    formulas = [dict((e, int(n or 1)) for e, n in re.findall(r"([A-Z][a-z]?)(\d*)", f)) for f in left + right]
+    elements = sorted({e for f in formulas for e in f})
+    sign = [1] * len(left) + [-1] * len(right)
+    return [[f.get(e, 0) * s for f, s in zip(formulas, sign)] for e in elements]
+
+
+def alchemy_solver(transcript):
+    """The null space of the atom-count matrix, by exact elimination: one free coefficient, scaled to the
+    smallest whole numbers."""
+    rows = [[Fraction(x) for x in row] for row in alchemy_matrix(transcript[0])]
+    n = len(rows[0])
+    pivots, r = [], 0
+    for c in range(n):
+        p = next((i for i in range(r, len(rows)) if rows[i][c] != 0), None)
+        if p is None:
+            continue
+        rows[r], rows[p] = rows[p], rows[r]
+        rows[r] = [x / rows[r][c] for x in rows[r]]
+        for i in range(len(rows)):
+            if i != r and rows[i][c] != 0:
+                rows[i] = [x - rows[i][c] * y for x, y in zip(rows[i], rows[r])]
+        pivots.append(c)
+        r += 1
+    free = next(c for c in range(n) if c not in pivots)  # the screen promises exactly one balancing ratio
+    values = [Fraction(0)] * n
+    values[free] = Fraction(1)
+    for i, c in enumerate(pivots):
+        values[c] = -rows[i][free]
+    scale = 1
+    for v in values:
+        scale = scale * v.denominator // gcd(scale, v.denominator)
+    ints = [int(v * scale) for v in values]
+    g = 0
+    for x in ints:
+        g = gcd(g, x)
+    return boxed(", ".join(str(abs(x) // g) for x in ints))
+
+
+def alchemy_raise_one_at_a_time(transcript):
+    """Start from all ones; while some element is off, raise the first coefficient on its short side."""
+    matrix = alchemy_matrix(transcript[0])
+    coefs = [1] * len(matrix[0])
+    for _ in range(60):
+        off = next((row for row in matrix if sum(a * c for a, c in zip(row, coefs)) != 0), None)
+        if off is None:
+            break
+        short = sum(a * c for a, c in zip(off, coefs))
+        coefs[next(j for j, a in enumerate(off) if (a > 0 if short < 0 else a < 0))] += 1
+    g = 0
+    for x in coefs:
+        g = gcd(g, x)
+    return boxed(", ".join(str(x // g) for x in coefs))
+
+
 # ---------------------------------------------------------------------------------------- multi-turn games
 MOVES = ("rock", "paper", "scissors")
 BEATS = {"rock": "paper", "paper": "scissors", "scissors": "rock"}
@@ -391,12 +450,15 @@ def relic_kind_focus(transcript):
 
 
 SOLVERS = {
+    "AlchemyEquationBalance": alchemy_solver,
     "LanternToggleGrid": lantern_solver,
     "MinefieldSafeCells": mine_solver,
     "WatchtowerSightlines": sight_solver,
     "GuildApprenticeMatch": guild_solver,
 }
 HEURISTICS = {
+    "AlchemyEquationBalance": {"all ones": lambda transcript: boxed(", ".join("1" * len(alchemy_matrix(transcript[0])[0]))),
+                               "raise one coefficient at a time": alchemy_raise_one_at_a_time},
     "LanternToggleGrid": {"press every lit lantern": lantern_press_lit, "chase the lights": lantern_chase},
     "MinefieldSafeCells": {"one number at a time": mine_one_number},
     "WatchtowerSightlines": {"no wall in the bounding box": sight_bounding_box, "step along the line": sight_stepping},
