@@ -358,6 +358,10 @@ def alchemy_solver(transcript):
     return boxed(", ".join(str(abs(x) // g) for x in ints))
 
 
+def alchemy_all_ones(transcript):
+    return boxed(", ".join("1" * len(alchemy_matrix(transcript[0])[0])))
+
+
 def alchemy_raise_one_at_a_time(transcript):
     """Start from all ones; while some element is off, raise the first coefficient on its short side."""
     matrix = alchemy_matrix(transcript[0])
@@ -457,7 +461,7 @@ SOLVERS = {
     "GuildApprenticeMatch": guild_solver,
 }
 HEURISTICS = {
-    "AlchemyEquationBalance": {"all ones": lambda transcript: boxed(", ".join("1" * len(alchemy_matrix(transcript[0])[0]))),
+    "AlchemyEquationBalance": {"all ones": alchemy_all_ones,
                                "raise one coefficient at a time": alchemy_raise_one_at_a_time},
     "LanternToggleGrid": {"press every lit lantern": lantern_press_lit, "chase the lights": lantern_chase},
     "MinefieldSafeCells": {"one number at a time": mine_one_number},
