@@ -234,6 +234,18 @@ class RelicDraftEnv:
         return LETTERS[self._best(dict(self.taken), self.pos)[1]]
 
     def hint(self):
-        return ("Play the draft forward in your head: after each pick you consider, work out exactly what every rival "
-                "takes before your next pick. Take first the relics some rival is about to grab, and leave for later "
-                "those no rival wants; the kind bonus can be worth more than any single high-point relic.")
+        # follow a best plan from here to the end of the draft and say which kinds it ends up holding
+        taken, pos = dict(self.taken), self.pos
+        while True:
+            pos = self._advance(taken, pos)
+            if pos >= len(self.order):
+                break
+            taken[self._best(dict(taken), pos)[1]] = 0
+            pos += 1
+        held = [self.relics[i][0] for i, p in taken.items() if p == 0]
+        words = ["no", "one", "two", "three", "four", "five", "six"]
+        kinds = ", ".join(f"{words[held.count(k)]} {k}{'s' if held.count(k) > 1 else ''}"
+                          for k in KINDS if held.count(k))
+        return (f"The best plan ends holding {kinds}. Play the draft forward in your head: after each pick you "
+                "consider, work out exactly what every rival takes before your next pick, and take first the relics "
+                "some rival is about to grab.")
