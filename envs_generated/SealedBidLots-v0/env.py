@@ -257,8 +257,18 @@ class SealedBidLotsEnv:
         return str((max(bids or [0]) + 1) if take else 0)
 
     def hint(self):
-        return ("Before bidding, simulate the whole auction: for each lot, work out every rival's bid from its rule "
-                "and its coins at that moment. A rival that wins a lot pays for it and bids less afterwards, so "
-                "letting a big spender overpay early can make later lots cheap. Compare plans by total points; "
-                "winning every lot you can afford, or a plan priced once at the start, falls short. To win a lot, "
-                "top the highest rival bid by the smallest possible margin.")
+        # follow the best plan from the current lot to the end and name, by kind, the lots it wins
+        index, purse, coins, owned, wins = self.index, self.purse, list(self.coins), [list(o) for o in self.owned], []
+        while index < self.n_lots:
+            bids, winner = self._round(tuple(coins), owned, index)
+            if self._future(index, purse, tuple(coins), owned)[1]:
+                purse -= max(bids or [0]) + 1
+                wins.append(self.lots[index][0])
+            elif winner is not None:
+                coins[winner] -= bids[winner]
+                owned[winner].append(self.lots[index][0])
+            index += 1
+        plan = ", then ".join(wins) if wins else "nothing more"
+        return ("The best plan from here wins these lots, in selling order (by kind): " + plan + ". Before each bid, "
+                "work out every rival bid from its rule and its coins at that moment; to win, top the highest rival "
+                "bid by the smallest possible margin, and otherwise stay out.")
