@@ -116,3 +116,37 @@ def test_plays_are_remembered_for_the_window_only():
     assert window_win_rate(plays, "x") == 0.0 and window_win_rate(plays, "y") is None and "y" not in plays
     with pytest.raises(ValueError, match="win_rate_window"):
         RewardConfig(win_rate_window=0)
+
+
+def test_window_win_rate_since_an_iteration():
+    from spade_gym.selfplay.rewards import remember_plays, window_win_rate
+
+    config = RewardConfig(win_rate_window=2, designer_reward_delay=3)
+    assert config.plays_kept == 4  # a delayed design's plays from its own iteration on
+    plays: dict = {}
+    for iteration, outcome in enumerate([0.0, 1.0, 1.0, 1.0], start=1):
+        remember_plays(plays, iteration, [("x", outcome)], config.plays_kept)
+    assert window_win_rate(plays, "x") == 0.75 and window_win_rate(plays, "x", since=3) == 1.0
+    with pytest.raises(ValueError, match="designer_reward_delay"):
+        RewardConfig(designer_reward_delay=-1)
+
+
+def test_delayed_designer_rewards_need_an_importance_correction():
+    """Delayed design samples are off-policy: TRL corrects them (per token) only on its vLLM path."""
+    for name in ("qwen3-8b", "qwen3-4b-tools"):
+        preset = load_preset(name)
+        assert preset.reward.designer_reward_delay == 4
+        preset.validate()
+    config = load_preset("cpu-test")
+    config.reward = RewardConfig(designer_reward_delay=2)
+    with pytest.raises(ConfigError, match="use_vllm"):
+        config.validate()
+    config.grpo = {"use_vllm": True}
+    config.designer_temperature = config.agent_temperature = config.temperature
+    with pytest.raises(ConfigError, match="token_truncate"):
+        config.validate()
+    config.grpo["vllm_importance_sampling_mode"] = "token_truncate"
+    config.validate()
+    config.designer, config.designer_base_url, config.designer_model = "openai", "http://x", "m"
+    config.grpo = {}
+    config.validate()  # a served designer is not trained: nothing is delayed

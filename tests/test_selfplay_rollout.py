@@ -148,3 +148,152 @@ def test_designer_advantage_is_centred_per_skill(rollout):
     assert new.advantage == pytest.approx(new.reward - maths)
     assert broken[0].advantage == pytest.approx(-1.0 - maths)
     assert [d.advantage for d in broken[1:]] == pytest.approx([-0.75, 0.75])
+
+
+# ------------------------------------------------------------------ delayed designer rewards
+
+def _delayed(rollout, delay: int, **reward):
+    import dataclasses
+
+    rollout.config.num_generations = 2
+    rollout.config.reward = dataclasses.replace(rollout.config.reward, mode="paper", designer_reward_delay=delay,
+                                                **reward)
+    return rollout
+
+
+def _iteration(rollout, iteration: int, plays: list[tuple[str, float]], skills=("Maths", "Maths", "Logic", "Logic")):
+    """One iteration's designer side, without a model: two groups of G=2 design samples (the
+    first of each group a valid environment, the second an invalid program), this
+    iteration's no-hint plays remembered, then the designer's rows."""
+    from types import SimpleNamespace
+
+    from spade_gym.selfplay.rewards import remember_plays
+
+    designs, samples = [], []
+    for group in range(2):
+        env_id = f"spade/Iter{iteration}Group{group}-v0"
+        valid = DesignResult(skills[2 * group], False, "program", index=2 * group, valid=True, env_id=env_id,
+                             regret=0.05 * (group + 1), win_rate=0.0, reward=0.123)
+        broken = DesignResult(skills[2 * group + 1], False, "broken", index=2 * group + 1, reward=-1.0)
+        designs += [valid, broken]
+        samples.append([SimpleNamespace(completion_ids=[iteration, group, k], logprobs=[-0.5 * iteration, -0.1, -k])
+                        for k in range(2)])
+        plays = plays + [(env_id, 0.0), (env_id, 0.0)]  # its paired no-hint plays lose
+    remember_plays(rollout.state.plays, iteration, plays, rollout.config.reward.plays_kept)
+    rows, trained_from = rollout._designer_rows(designs, samples, [[100 + iteration], [200 + iteration]], iteration)
+    rollout.state.iteration = iteration
+    return rows, trained_from, samples
+
+
+def _check_aligned(rows, G=2):
+    assert len(rows) == 4  # the designer's slots: 2 groups of G, whatever the delay
+    for start in range(0, len(rows), G):
+        assert len({tuple(r[0]) for r in rows[start:start + G]}) == 1  # one prompt per group
+
+
+def test_designs_are_trained_delay_iterations_later_on_the_window_since(rollout):
+    """reward.designer_reward_delay=2: a design drawn at iteration 1 is trained at iteration 3,
+    with its sampling-time tokens and log-probabilities, on a reward whose win rate covers its
+    environment's no-hint plays of iterations 1-3; until then the slots are loss-free padding."""
+    from spade_gym.selfplay.rewards import designer_reward
+
+    _delayed(rollout, 2)
+    config = rollout.config.reward
+    first = "spade/Iter1Group0-v0"
+    rows1, trained1, samples1 = _iteration(rollout, 1, [])
+    rows2, trained2, _ = _iteration(rollout, 2, [(first, 1.0)] * 2)
+    for rows in (rows1, rows2):
+        _check_aligned(rows)
+        assert all(not any(mask) for _, _, _, mask, *_ in rows)  # nothing due yet: no designer loss
+    assert trained1 is None and trained2 is None
+    rows3, trained3, _ = _iteration(rollout, 3, [(first, 1.0), (first, 0.0)])
+    _check_aligned(rows3)
+    assert trained3 == 1
+    assert [r[1] for r in rows3] == [s.completion_ids for g in samples1 for s in g]
+    assert [r[2] for r in rows3] == [s.logprobs for g in samples1 for s in g]
+    assert [r[0] for r in rows3] == [[101], [101], [201], [201]]
+    assert all(all(r[3]) and len(r[3]) == len(r[1]) for r in rows3)
+    # iteration 1's own plays (0, 0) and the agent's since (1, 1, 1, 0): win rate 0.5
+    expected = designer_reward(True, regret=0.05, win_rate=0.5, config=config)
+    assert [r[4] for r in rows3] == pytest.approx([expected, -1.0, designer_reward(True, regret=0.1, win_rate=0.0,
+                                                                                   config=config), -1.0])
+    assert expected != 0.123  # not the design-time reward
+    assert all(r[6] is None for r in rows3)  # GRPO's per-group normalisation
+    # iteration 1's designs are done; 2 and 3 wait
+    assert sorted({p["iteration"] for p in rollout.state.pending_designs}) == [2, 3]
+    assert sorted({p["iteration"] for p in rollout.state.pending_samples}) == [2, 3]
+    rows4, trained4, _ = _iteration(rollout, 4, [])
+    assert trained4 == 2 and [r[0] for r in rows4] == [[102], [102], [202], [202]]
+
+
+def test_delayed_designs_are_centred_per_skill_at_training_time(rollout):
+    _delayed(rollout, 1, skill_centring=True)
+    _iteration(rollout, 1, [], skills=("Maths", "Maths", "Maths", "Logic"))
+    rows, trained, _ = _iteration(rollout, 2, [], skills=("Logic",) * 4)
+    assert trained == 1
+    rewards = [r[4] for r in rows]
+    maths = sum(rewards[:3]) / 3
+    assert [r[6] for r in rows] == pytest.approx([rewards[0] - maths, rewards[1] - maths, rewards[2] - maths, 0.0])
+
+
+def test_without_a_delay_each_iteration_trains_its_own_designs(rollout):
+    rollout.config.num_generations = 2
+    rows, trained, samples = _iteration(rollout, 1, [])
+    _check_aligned(rows)
+    assert trained == 1 and rollout.state.pending_designs == []
+    assert [r[1] for r in rows] == [s.completion_ids for g in samples for s in g]
+    assert [r[4] for r in rows] == [0.123, -1.0, 0.123, -1.0]  # the rewards settled this iteration
+    rollout.config.designer_training_delay = 5
+    rows, trained, _ = _iteration(rollout, 2, [])
+    assert trained is None and all(not any(r[3]) for r in rows)
+
+
+def test_pending_designs_round_trip_the_checkpoint(rollout, tmp_path):
+    """A run resumed from the checkpoint written after iteration 2 (the state and this rank's
+    samples file) trains, at iteration 3, exactly the samples and rewards the uninterrupted run does."""
+    import copy
+    import json
+    from types import SimpleNamespace
+
+    from spade_gym.selfplay.callback import SpadeCallback
+    from spade_gym.selfplay.loop import STATE_FILE, _pending_samples
+    from spade_gym.selfplay.rollout import RunState
+
+    _delayed(rollout, 2, skill_centring=True)
+    _iteration(rollout, 1, [])
+    _iteration(rollout, 2, [("spade/Iter1Group0-v0", 1.0)])
+    (tmp_path / "checkpoint-2").mkdir()
+    callback = SpadeCallback(rollout, tmp_path / "metrics.jsonl", ranks=rollout.ranks,
+                             progress=Progress(enabled=False), iterations=3)
+    callback.on_save(SimpleNamespace(output_dir=str(tmp_path)), SimpleNamespace(global_step=2), None)
+    saved = json.loads((tmp_path / "checkpoint-2" / STATE_FILE).read_text())
+    assert len(saved["pending_designs"]) == 8 and "pending_samples" not in saved  # tokens stay per rank
+    state = RunState.from_dict(saved)
+    state.pending_samples = _pending_samples(tmp_path / "checkpoint-2", 0, state)
+    assert len(state.pending_samples) == 8
+    resumed = SpadeRollout(copy.deepcopy(rollout.config), tmp_path / "resumed", rollout.seed_entries, state)
+    plays = [("spade/Iter1Group0-v0", 0.0)]
+    assert _iteration(resumed, 3, plays)[:2] == _iteration(rollout, 3, plays)[:2]
+    assert resumed.state == rollout.state
+    # a checkpoint without this rank's samples cannot resume it
+    (tmp_path / "checkpoint-2" / "spade_samples-rank0.json").unlink()
+    with pytest.raises(Exception, match="spade_samples-rank0.json"):
+        _pending_samples(tmp_path / "checkpoint-2", 0, RunState.from_dict(saved))
+
+
+def test_delayed_designs_of_each_rank_stay_on_it(rollout):
+    """Two ranks: each trains its own designs of D iterations ago, centred with the other's."""
+    from spade_gym.selfplay.distributed import Ranks
+
+    class SecondRank(Ranks):
+        def gather(self, items):  # rank 0 contributed the same items (as its own)
+            theirs = [dict(i, rank=0) if isinstance(i, dict) else i for i in items]
+            return theirs + list(items)
+
+    _delayed(rollout, 1, skill_centring=True)
+    rollout.ranks = SecondRank(rank=1, world=2)
+    _iteration(rollout, 1, [])
+    assert sorted(p["rank"] for p in rollout.state.pending_designs) == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert len(rollout.state.pending_samples) == 4  # its own tokens only
+    rows, trained, _ = _iteration(rollout, 2, [])
+    assert trained == 1 and len(rows) == 4 and [r[0] for r in rows] == [[101], [101], [201], [201]]

@@ -63,8 +63,23 @@ class SpadeCallback(TrainerCallback):
         return control
 
     def on_save(self, args, trainer_state, control, **kwargs):
-        """Commit the iteration: the checkpoint records what the suite holds now."""
+        """Commit the iteration: the checkpoint records what the suite holds now.
+
+        With delayed designer rewards every rank first writes its pending design samples;
+        ``spade_state.json``, the commit (a resume only picks checkpoints that have it),
+        is written after all of them.
+        """
+        from spade_gym.selfplay.records import samples_file
+
         target = Path(args.output_dir) / f"checkpoint-{trainer_state.global_step}"
+        config = self.rollout.config
+        if config.reward.designer_reward_delay and config.designer == "policy":
+            target.mkdir(parents=True, exist_ok=True)
+            path = target / samples_file(self.ranks.rank)
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(json.dumps(self.rollout.state.pending_samples))
+            tmp.replace(path)
+            self.ranks.barrier()
         if self.ranks.is_main and target.is_dir():
             state = self.rollout.state
             state.registered = sorted(e.id for e in self.rollout.suite.entries())

@@ -185,6 +185,8 @@ class SelfPlayConfig:
             raise ConfigError("temperature (the loss temperature) must be > 0")
         if self.designer_temperature < 0 or self.agent_temperature < 0:
             raise ConfigError("sampling temperatures must be >= 0")
+        if self.reward.designer_reward_delay and self.designer == "policy":
+            _check_delayed_designer_correction(self.grpo)
         if self.grpo.get("use_vllm"):
             from spade_gym.selfplay.generation import check_temperatures
 
@@ -230,3 +232,22 @@ class SelfPlayConfig:
             return cls(**data)
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"bad self-play config: {exc}") from None
+
+
+def _check_delayed_designer_correction(grpo: dict) -> None:
+    """Delayed designer samples were drawn by a policy D updates old: train them only where
+    TRL importance-corrects them with their sampling-time log-probabilities."""
+    # TRL 1.x reads a rollout's log-probabilities only on its vLLM path, as the importance
+    # ratio of the current policy to the sampling one.
+    if not grpo.get("use_vllm") or grpo.get("vllm_importance_sampling_correction") is False:
+        raise ConfigError("reward.designer_reward_delay > 0 trains design samples drawn by an older policy; TRL "
+                          "importance-corrects them only with grpo.use_vllm=true and "
+                          "grpo.vllm_importance_sampling_correction on (otherwise set "
+                          "reward.designer_reward_delay=0)")
+    # A whole program's sequence-level ratio after D updates is nearly always outside the clip
+    # range: "sequence_mask" would drop every delayed design, "sequence_truncate" clip them all.
+    mode = grpo.get("vllm_importance_sampling_mode", "sequence_mask")
+    if mode not in ("token_truncate", "token_mask"):
+        raise ConfigError(f"reward.designer_reward_delay > 0 needs a per-token importance correction "
+                          f"(grpo.vllm_importance_sampling_mode=token_truncate, the reference's truncated "
+                          f"importance sampling), not {mode!r}")

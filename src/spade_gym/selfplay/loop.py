@@ -14,6 +14,7 @@ Run directory layout::
                         is written last, so an interrupted warm start is redone
     checkpoint-<N>/     TRL checkpoint after iteration N (policy, optimiser, scheduler,
                         RNG) plus spade_state.json (committed registrations, outcomes)
+                        and, with delayed designer rewards, spade_samples-rank<R>.json
     suite/              every valid program designed so far, registered with cards
     rejected/           rejected designs with their validation reports (capped)
     metrics.jsonl       one line per finished iteration (TRL's train metrics included)
@@ -81,6 +82,7 @@ def resume_selfplay(output_dir: str | os.PathLike, *, iterations: int | None = N
     state = _state_class()()
     if checkpoint is not None:
         state = _state_class().from_dict(json.loads((checkpoint / STATE_FILE).read_text()))
+        state.pending_samples = _pending_samples(checkpoint, ranks.rank, state)
     if ranks.is_main:
         _roll_back(run_dir, state)
         _truncate_metrics(run_dir / "metrics.jsonl", state.iteration)
@@ -237,6 +239,19 @@ def _state_class():
     from spade_gym.selfplay.rollout import RunState
 
     return RunState
+
+
+def _pending_samples(checkpoint: Path, rank: int, state) -> list[dict]:
+    """This rank's delayed design samples saved with ``checkpoint`` (written before its state)."""
+    from spade_gym.selfplay.records import samples_file
+
+    if not any(p["rank"] == rank for p in state.pending_designs):
+        return []
+    path = checkpoint / samples_file(rank)
+    if not path.is_file():
+        raise ConfigError(f"{checkpoint} holds pending designs of rank {rank} but not their samples "
+                          f"({path.name}); resume with the run's number of processes")
+    return json.loads(path.read_text())
 
 
 def _roll_back(run_dir: Path, state) -> None:

@@ -76,18 +76,19 @@ class PlayStage(RolloutStage):
         """
         config = self.config.reward
         plays = self.ranks.gather([[env_id, o] for env_id, o in self.regret_plays + task_plays])
-        remember_plays(self.state.plays, iteration, [(e, o) for e, o in plays], config.win_rate_window)
+        remember_plays(self.state.plays, iteration, [(e, o) for e, o in plays], config.plays_kept)
+        since = iteration - config.win_rate_window + 1
         for design in designs:
             if not design.valid:
                 continue
             env_id = str(design.env_id)
-            design.win_rate = window_win_rate(self.state.plays, env_id)
+            design.win_rate = window_win_rate(self.state.plays, env_id, since)
             design.reward = designer_reward(True, regret=design.regret, win_rate=design.win_rate, config=config)
             entry = self.suite.get(env_id)
             self.suite.update_card(entry, stats={"regret": design.regret, "win_rate": design.win_rate,
                                                  "win_rate_hint": design.win_rate_hint, "iteration": iteration,
                                                  "paired_seeds": self.config.paired_seeds,
-                                                 **self._window_stats(env_id)})
+                                                 **self._window_stats(env_id, iteration)})
         self._share_duplicate_rewards(designs)
         if config.skill_centring:
             everyone = self.ranks.gather([[self.ranks.rank, d.skill, d.reward] for d in designs])
@@ -105,17 +106,22 @@ class PlayStage(RolloutStage):
         """
         if self.ranks.is_main:
             for entry in self.suite.entries():
-                if entry.id not in self.state.plays:
+                window = self._window_stats(entry.id, self.state.iteration)
+                if not window["win_rate_plays"]:
                     continue  # not played within the window: the card keeps its last measure
-                stats = {**(entry.card.stats or {}), **self._window_stats(entry.id)}
+                stats = {**(entry.card.stats or {}), **window}
                 if stats != entry.card.stats:
                     self.suite.update_card(entry, stats=stats)
         self.ranks.barrier()
 
-    def _window_stats(self, env_id: str) -> dict:
-        plays = self.state.plays.get(env_id, [])
-        return {"win_rate": window_win_rate(self.state.plays, env_id), "win_rate_plays": len(plays),
-                "win_rate_window": self.config.reward.win_rate_window}
+    def _window_stats(self, env_id: str, iteration: int) -> dict:
+        """The card's win rate: no-hint plays of the ``win_rate_window`` iterations up to ``iteration``
+        (the state may remember more for delayed designer rewards)."""
+        window = self.config.reward.win_rate_window
+        since = iteration - window + 1
+        plays = [p for p in self.state.plays.get(env_id, []) if p[0] >= since]
+        return {"win_rate": window_win_rate(self.state.plays, env_id, since), "win_rate_plays": len(plays),
+                "win_rate_window": window}
 
     def _share_duplicate_rewards(self, designs: list[DesignResult]) -> None:
         """A duplicate's reward is its original's, wherever (on whichever rank) that was played."""

@@ -92,9 +92,11 @@ def _qwen3(size: str) -> SelfPlayConfig:
         sample_unit="turn",
         turn_samples=4,
         validation_seeds=16,
-        # the reference: blend, win rate over a 4-iteration window, per-skill centred designer advantage
-        reward=RewardConfig(mode="paper", win_rate_window=4, skill_centring=True),
-        designer_training_delay=4,
+        # the reference: blend, win rate over a 4-iteration window, per-skill centred designer
+        # advantage, designs trained 4 iterations after they were drawn (rewarded then)
+        reward=RewardConfig(mode="paper", win_rate_window=4, skill_centring=True, designer_reward_delay=4),
+        # the delay above already keeps the designer's loss off for the first 4 iterations
+        designer_training_delay=0,
         learning_rate=1e-6,
         beta=0.0 if size == "4b" else 0.005,
         grpo={
@@ -102,6 +104,9 @@ def _qwen3(size: str) -> SelfPlayConfig:
             "gradient_checkpointing": True,
             "use_vllm": True,
             "vllm_mode": "server",
+            # per-token truncated importance sampling (the reference's TIS) of samples drawn by
+            # vLLM or, for delayed designs, by the policy of 4 updates ago
+            "vllm_importance_sampling_mode": "token_truncate",
             "epsilon": 0.2,
             "epsilon_high": 0.28,
             # the reference's optimiser: Adam, constant lr 1e-6, weight decay 0.1, beta2 0.98

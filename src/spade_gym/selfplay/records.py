@@ -11,6 +11,11 @@ from spade_gym.selfplay.config import SelfPlayConfig
 from spade_gym.selfplay.distributed import Ranks
 
 
+def samples_file(rank: int) -> str:
+    """A checkpoint's file of one rank's pending design samples (:attr:`RunState.pending_samples`)."""
+    return f"spade_samples-rank{rank}.json"
+
+
 @dataclass
 class RunState:
     """What the loop carries from one iteration to the next (saved with every checkpoint)."""
@@ -24,16 +29,24 @@ class RunState:
     #: No-hint outcomes per environment of the last ``reward.win_rate_window`` iterations
     #: (all ranks), as [iteration, outcome]: the win rates of the plateau term and the cards.
     plays: dict[str, list[list[float]]] = field(default_factory=dict)
+    #: Designs (every rank's) waiting ``reward.designer_reward_delay`` iterations for their
+    #: reward and training: what scores them (see :mod:`~spade_gym.selfplay.delayed`).
+    pending_designs: list[dict] = field(default_factory=list)
+    #: This rank's samples of its pending designs, in their order (token ids and sampling-time
+    #: log-probabilities). Kept out of :meth:`to_dict`: each rank checkpoints its own
+    #: (``spade_samples-rank<N>.json``), so no rank gathers every rank's tokens.
+    pending_samples: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"iteration": self.iteration, "registered": list(self.registered), "outcomes": self.outcomes,
-                "plays": self.plays}
+                "plays": self.plays, "pending_designs": self.pending_designs}
 
     @classmethod
     def from_dict(cls, data: dict) -> "RunState":
         return cls(iteration=int(data["iteration"]), registered=list(data.get("registered", [])),
                    outcomes={k: [float(x) for x in v] for k, v in data.get("outcomes", {}).items()},
-                   plays={k: [[int(i), float(o)] for i, o in v] for k, v in data.get("plays", {}).items()})
+                   plays={k: [[int(i), float(o)] for i, o in v] for k, v in data.get("plays", {}).items()},
+                   pending_designs=[dict(p) for p in data.get("pending_designs", [])])
 
 
 @dataclass

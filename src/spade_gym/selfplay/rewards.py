@@ -41,6 +41,12 @@ class RewardConfig:
     #: one prompt); True, the reference's rule: reward minus the mean reward of the
     #: iteration's designs of the same skill (all ranks), no division by a std.
     skill_centring: bool = False
+    #: Iterations between a design's sampling and its training (the reference's delay,
+    #: 4): its samples are kept, with their sampling-time log-probabilities, and trained
+    #: ``designer_reward_delay`` iterations later on a reward whose win rate covers the
+    #: agent's plays since the design was drawn (the stale samples are importance-corrected
+    #: by TRL's vLLM path). 0: a design is rewarded and trained in its own iteration.
+    designer_reward_delay: int = 0
 
     def __post_init__(self):
         if self.mode not in ("regret", "paper"):
@@ -55,6 +61,14 @@ class RewardConfig:
             raise ValueError("plateau_low must not exceed plateau_high")
         if self.win_rate_window < 1:
             raise ValueError("win_rate_window must be >= 1 (iterations)")
+        if self.designer_reward_delay < 0:
+            raise ValueError("designer_reward_delay must be >= 0 (iterations)")
+
+    @property
+    def plays_kept(self) -> int:
+        """Iterations of no-hint plays to remember: the cards' window, and a delayed design's
+        plays from its own iteration to its training."""
+        return max(self.win_rate_window, self.designer_reward_delay + 1)
 
 
 def paired_regret(with_hint: dict[int, float], without_hint: dict[int, float]) -> float:
@@ -105,9 +119,10 @@ def remember_plays(plays: dict[str, list[list[float]]], iteration: int, outcomes
             del plays[env_id]
 
 
-def window_win_rate(plays: dict[str, list[list[float]]], env_id: str) -> float | None:
-    """Mean no-hint outcome of an environment over the remembered window (None: never played)."""
-    outcomes = [outcome for _, outcome in plays.get(env_id, [])]
+def window_win_rate(plays: dict[str, list[list[float]]], env_id: str, since: int | None = None) -> float | None:
+    """Mean no-hint outcome of an environment over the remembered plays of iteration
+    ``since`` on (all remembered ones when None); None: not played then."""
+    outcomes = [outcome for iteration, outcome in plays.get(env_id, []) if since is None or iteration >= since]
     return sum(outcomes) / len(outcomes) if outcomes else None
 
 

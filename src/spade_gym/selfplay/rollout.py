@@ -17,7 +17,8 @@ first ``designer_groups`` groups are design requests; the rest are agent tasks:
    configured blend, whose win rate is the environment's over the last
    ``reward.win_rate_window`` iterations, settled after step 4); invalid programs get
    the fixed penalty; ``reward.skill_centring`` centres the rewards per skill into the
-   designer's advantages.
+   designer's advantages. With ``reward.designer_reward_delay`` D, the designer's slots
+   train the designs drawn D iterations earlier, scored now (:mod:`~spade_gym.selfplay.delayed`).
 4. **Agent**: agent groups are first the no-hint regret plays (on-policy episodes of
    fresh environments, one group per design when ``paired_seeds == num_generations``),
    then (environment, seed) tasks drawn from the pool with a learning-potential weight
@@ -44,6 +45,7 @@ from spade_gym.generate.prompts import skill_by_name
 from spade_gym.registry import Suite, SuiteEntry
 from spade_gym.selfplay.admission import AdmissionStage
 from spade_gym.selfplay.config import SelfPlayConfig
+from spade_gym.selfplay.delayed import DelayedDesignStage
 from spade_gym.selfplay.designing import DesignStage
 from spade_gym.selfplay.distributed import Ranks
 from spade_gym.selfplay.generation import make_generator
@@ -54,7 +56,7 @@ from spade_gym.selfplay.records import DesignResult, RunState
 __all__ = ["DesignResult", "RunState", "SpadeRollout"]
 
 
-class SpadeRollout(DesignStage, AdmissionStage, PlayStage):
+class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
     """The ``rollout_func``; one call is one self-play iteration's sampling on this rank."""
 
     def __init__(self, config: SelfPlayConfig, run_dir: Path, seed_entries: list[SuiteEntry], state: RunState,
@@ -129,15 +131,8 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage):
             timings["play_s"] = time.monotonic() - t
             timings["play_env_s"] = self.env_seconds
 
-        train_designer = iteration > config.designer_training_delay
-        rows = []
-        for group, samples in enumerate(design_samples):
-            for design, sample in zip(designs[group * G:(group + 1) * G], samples):
-                # Before the designer's training starts (the paper's delay), designs are
-                # still sampled and scored but carry no loss.
-                mask = [1 if train_designer else 0] * len(sample.completion_ids)
-                rows.append((prompt_ids[group], sample.completion_ids, sample.logprobs, mask, design.reward,
-                             "designer", design.advantage))
+        rows, trained_designs_of = ([], None) if served else \
+            self._designer_rows(designs, design_samples, prompt_ids, iteration)
         rows += [(*row, "agent") for row in agent["rows"]]
         out = trl_batch(rows, policy.tokenizer.pad_token_id)
 
@@ -152,6 +147,8 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage):
             "returns_with_hint": [d.win_rate_hint for d in valid if d.win_rate_hint is not None],
             "returns_without_hint": [d.win_rate for d in valid if d.win_rate is not None],
             "designer_rewards": [d.reward for d in designs],
+            "trained_designer_rewards": [row[4] for row in rows if row[5] == "designer" and any(row[3])],
+            "designer_trained_from": trained_designs_of,
             "agent_returns": agent["returns"],
             "suite_wins": agent["suite_wins"],
             "registered": [d.env_id for d in valid],
@@ -224,6 +221,10 @@ def _merge_rank_metrics(parts: list[dict], iteration: int, *, pool_size: int) ->
         "return_with_hint": _mean(cat("returns_with_hint")),
         "return_without_hint": _mean(cat("returns_without_hint")),
         "designer_reward_mean": _mean(cat("designer_rewards")),
+        # The rewards the designer trained on this iteration (with reward.designer_reward_delay:
+        # those of the designs drawn that many iterations earlier, scored now).
+        "trained_designer_reward_mean": _mean(cat("trained_designer_rewards")),
+        "designer_trained_from": parts[0].get("designer_trained_from"),
         "agent_return_mean": _mean(cat("agent_returns")),
         "agent_win_rate_suite": _mean(cat("suite_wins")),
         "pool_size": pool_size,

@@ -1,0 +1,118 @@
+"""The designer's share of an iteration's batch, with delayed rewards (``reward.designer_reward_delay``).
+
+With a delay of D iterations (the SPADE reference's proposer training delay), the
+design samples drawn at iteration i are kept — prompt and completion ids, their
+sampling-time log-probabilities, the skill, the environment whose plays score them —
+and trained at iteration i + D, where they take the designer's slots in place of the
+designs drawn then. Their reward is computed at that time: the paired regret measured
+at design time (the reference's matched-timing regret) and, in the paper blend, the win
+rate over the agent's no-hint plays of that environment from iteration i to i + D (all
+ranks: the design's own regret plays and every agent task since). Per-skill centring
+then runs over the designs trained together. The policy has moved D updates since the
+samples were drawn; their sampling-time log-probabilities go to TRL, whose vLLM path
+importance-corrects them (the reference's truncated importance sampling).
+
+The designer's slot count stays fixed and G-aligned: a rank trains exactly the samples
+it drew D iterations earlier, in their original group order (G samples of one prompt
+per group). During the first D iterations nothing is due yet: the designer's slots hold
+the iteration's own designs with no loss, as ``designer_training_delay`` does.
+
+Each rank keeps its own samples (token ids and log-probabilities) and checkpoints them
+in ``spade_samples-rank<N>.json``; what scores a design (iteration, rank, skill,
+environment, regret) is gathered, so every rank can centre over all ranks' designs, and
+the main process writes it into ``spade_state.json``, after every rank's samples file
+(see :mod:`~spade_gym.selfplay.callback`). A resumed run trains the same samples on the
+same rewards.
+"""
+
+from __future__ import annotations
+
+from spade_gym.errors import SpadeError
+from spade_gym.selfplay.records import DesignResult, RolloutStage
+from spade_gym.selfplay.rewards import centre_per_skill, designer_reward, window_win_rate
+
+#: (prompt, completion, logprobs, env_mask, reward, role, advantage)
+DesignerRow = tuple[list[int], list[int], list[float], list[int], float, str, "float | None"]
+
+
+class DelayedDesignStage(RolloutStage):
+    def _designer_rows(self, designs: list[DesignResult], design_samples: list, prompt_ids: list[list[int]],
+                       iteration: int) -> tuple[list[DesignerRow], int | None]:
+        """The designer's training rows of this iteration (collective with a delay: every rank),
+        and the iteration whose designs they train (None: no designer loss this iteration)."""
+        config = self.config
+        G = config.num_generations
+        train_designer = iteration > config.designer_training_delay
+        delay = config.reward.designer_reward_delay
+        current = [(prompt_ids[group], sample, design)
+                   for group, samples in enumerate(design_samples)
+                   for design, sample in zip(designs[group * G:(group + 1) * G], samples)]
+        if delay == 0:
+            # Before the designer's training starts (designer_training_delay), designs are
+            # still sampled and scored but carry no loss.
+            return ([(prompt, s.completion_ids, s.logprobs, [1 if train_designer else 0] * len(s.completion_ids),
+                      d.reward, "designer", d.advantage) for prompt, s, d in current],
+                    iteration if train_designer else None)
+        self._keep_designs(current, designs, iteration)
+        drawn = iteration - delay
+        state = self.state
+        due = [p for p in state.pending_designs if p["iteration"] == drawn]
+        samples = [p for p in state.pending_samples if p["iteration"] == drawn]
+        state.pending_designs = [p for p in state.pending_designs if p["iteration"] > drawn]
+        state.pending_samples = [p for p in state.pending_samples if p["iteration"] > drawn]
+        mine = self._score_delayed(due)
+        if not due:
+            # Nothing drawn D iterations ago yet: the slots hold this iteration's designs, no loss.
+            return ([(prompt, s.completion_ids, s.logprobs, [0] * len(s.completion_ids), d.reward, "designer", None)
+                     for prompt, s, d in current], None)
+        if not len(mine) == len(samples) == len(current):
+            raise SpadeError(f"rank {self.ranks.rank} holds {len(samples)} design samples of iteration {drawn} "
+                             f"for {len(mine)} pending designs, and the designer has {len(current)} slots "
+                             "(designer_groups, num_generations or the number of ranks changed during the run?)")
+        return ([(sample["prompt_ids"], sample["completion_ids"], sample["logprobs"],
+                  [1 if train_designer else 0] * len(sample["completion_ids"]), reward, "designer", advantage)
+                 for sample, (_, reward, advantage) in zip(samples, mine)], drawn if train_designer else None)
+
+    def _keep_designs(self, current: list, designs: list[DesignResult], iteration: int) -> None:
+        """Keep this iteration's design samples (this rank's) and what scores them (every rank's).
+
+        A design is scored later by the plays of its environment: its own, or for a copy of
+        another design of the batch, the original's (on whichever rank that was played).
+        """
+        originals = {}
+        for key, env_id, regret, win_rate in self.ranks.gather(
+                [[[d.rank, d.index], d.env_id, d.regret, d.win_rate] for d in designs if d.valid]):
+            originals[tuple(key)] = (env_id, regret, win_rate)
+        scoring = []
+        for prompt, sample, design in current:
+            source = (design.rank, design.index) if design.valid else \
+                tuple(design.duplicate_of) if design.duplicate_of is not None else None
+            env_id, regret, win_rate = originals.get(source, (None, None, None))
+            scoring.append({"iteration": iteration, "rank": self.ranks.rank, "skill": design.skill,
+                            "env_id": env_id, "regret": regret, "win_rate_at_design": win_rate})
+            self.state.pending_samples.append({"iteration": iteration, "prompt_ids": list(prompt),
+                                               "completion_ids": list(sample.completion_ids),
+                                               "logprobs": list(sample.logprobs)})
+        self.state.pending_designs += self.ranks.gather(scoring)
+
+    def _score_delayed(self, due: list[dict]) -> list[tuple[dict, float, float | None]]:
+        """This rank's due samples with their reward (and per-skill centred advantage), scored now.
+
+        ``due`` holds every rank's designs, so the per-skill means are those of all ranks
+        (no collective needed: every rank holds the same list and the same plays).
+        """
+        config = self.config.reward
+        rewards = []
+        for p in due:
+            if p["env_id"] is None:
+                rewards.append(designer_reward(False, config=config))
+                continue
+            # The plays from its own iteration on: its paired no-hint plays and the agent's since.
+            win_rate = window_win_rate(self.state.plays, p["env_id"], since=p["iteration"])
+            if win_rate is None:
+                win_rate = p["win_rate_at_design"]
+            rewards.append(designer_reward(True, regret=p["regret"], win_rate=win_rate, config=config))
+        advantages: list[float | None] = [None] * len(due)
+        if config.skill_centring:
+            advantages = centre_per_skill([(p["skill"], r) for p, r in zip(due, rewards)])
+        return [(p, r, a) for p, r, a in zip(due, rewards, advantages) if p["rank"] == self.ranks.rank]
