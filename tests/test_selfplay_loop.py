@@ -175,15 +175,12 @@ def test_cpu_test_preset_trains_on_per_turn_samples(tmp_path):
     assert row["tokens_agent"] > 0 and isinstance(row["train_loss"], float)
 
 
-def test_delayed_designs_are_trained_after_a_resume(tmp_path, monkeypatch):
+def test_delayed_designs_are_trained_after_a_resume(tmp_path):
     """reward.designer_reward_delay=1 end to end through TRL: iteration 1's design samples go
-    into checkpoint-1, and the resumed iteration 2 trains them on rewards scored with
-    iteration 2's plays. (On CPU TRL does not importance-correct the stale samples, which the
-    config refuses outside tests; this checks the plumbing, not the correction.)"""
-    import spade_gym.selfplay.config as config_module
+    into checkpoint-1, and the resumed iteration 2 trains them (importance-corrected by the
+    self-play trainer on this transformers path) on rewards scored with iteration 2's plays."""
     from spade_gym.selfplay.rewards import RewardConfig, designer_reward, window_win_rate
 
-    monkeypatch.setattr(config_module, "_check_delayed_designer_correction", lambda grpo: None)
     run_dir = tmp_path / "delayed"
     runner = CliRunner()
     first = runner.invoke(main, ["selfplay", "--preset", "cpu-test", "--set", "reward.designer_reward_delay=1",

@@ -132,17 +132,20 @@ def test_window_win_rate_since_an_iteration():
 
 
 def test_delayed_designer_rewards_need_an_importance_correction():
-    """Delayed design samples are off-policy: TRL corrects them (per token) only on its vLLM path."""
+    """Delayed design samples are off-policy: on its vLLM path TRL corrects them, which needs its
+    correction on and per token (a program's sequence-level ratio would mask them all)."""
     for name in ("qwen3-8b", "qwen3-4b-tools"):
         preset = load_preset(name)
         assert preset.reward.designer_reward_delay == 4
         preset.validate()
     config = load_preset("cpu-test")
     config.reward = RewardConfig(designer_reward_delay=2)
-    with pytest.raises(ConfigError, match="use_vllm"):
+    config.validate()  # the transformers path: the self-play trainer corrects them
+    config.grpo = {"use_vllm": True, "vllm_importance_sampling_correction": False}
+    config.designer_temperature = config.agent_temperature = config.temperature
+    with pytest.raises(ConfigError, match="vllm_importance_sampling_correction"):
         config.validate()
     config.grpo = {"use_vllm": True}
-    config.designer_temperature = config.agent_temperature = config.temperature
     with pytest.raises(ConfigError, match="token_truncate"):
         config.validate()
     config.grpo["vllm_importance_sampling_mode"] = "token_truncate"

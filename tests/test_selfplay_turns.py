@@ -303,3 +303,50 @@ def test_advantages_computed_by_self_play_replace_trls_where_given(tiny):
     assert mine[:4] == pytest.approx([0.5, -0.5, 0.0, 0.0])
     assert theirs[:4] != pytest.approx(mine[:4])  # GRPO per group: (+0.7, -0.7), (0, 0)
     assert mine[4:] == pytest.approx(theirs[4:]) and mine[4] > 0 > mine[5]
+
+
+def test_stale_design_samples_are_importance_corrected_per_token(tiny):
+    """Delayed design samples were drawn by an older policy. TRL's transformers path ignores the
+    rollout's log-probabilities; the self-play trainer weights each stale token's loss by
+    exp(current - sampling-time log-prob), truncated at TRL's clip (3), and every other row by 1."""
+    import math
+
+    from spade_gym.selfplay.rollout import trl_batch
+    from spade_gym.selfplay.trainer import STALE_RATIO, SpadeGRPOTrainer
+
+    _, tokenizer, _ = tiny
+    eos = tokenizer.eos_token_id
+    prompt, completions = [5, 6], [[7, 9, eos], [8, eos], [9, 7, 7, eos], [7, eos]]
+    trainer = make_trainer(tiny, batch=8, trainer_class=SpadeGRPOTrainer)
+    trainer.model.eval()  # deterministic forwards (the module's model may have been left in train mode)
+    current = [trl_recompute(trainer, prompt, c) for c in completions]
+    # stale rows: drawn with log-probs lower by log 2 (ratio 2), higher by 1 (ratio e^-1), lower by
+    # 5 (ratio e^5, truncated to 3); then one on-policy designer row and four agent rows
+    shifts = [-math.log(2), 1.0, -5.0]
+    rows = [(prompt, c, [lp + shift for lp in logps], [1] * len(c), 0.0, "designer", a, True)
+            for c, logps, shift, a in zip(completions, current, shifts, (1.0, -0.5, 0.25))]
+    rows.append((prompt, completions[3], current[3], [1, 1], 0.0, "designer", -0.75))
+    rows += [(prompt, c, logps, [1] * len(c), 0.0, "agent", a) for c, logps, a in
+             zip(completions, current, (0.5, -0.5, 1.0, -1.0))]
+    batch = trl_batch(rows, tokenizer.pad_token_id)
+    trainer.rollout_func = lambda prompts, trainer: batch
+    inputs = [{"prompt": [{"role": "user", "content": "x"}]} for _ in range(8)]
+    output = trainer._generate_and_score_completions(inputs)
+    ratio, mask = output[STALE_RATIO], output["completion_mask"]
+    expected = [2.0, math.exp(-1.0), 3.0] + [1.0] * 5
+    for row, value in enumerate(expected):
+        tokens = int(mask[row].sum())
+        assert ratio[row, :tokens].tolist() == pytest.approx([value] * tokens, rel=1e-4), row
+    # TRL's loss applies it: at the first step the per-token loss is -advantage, so the loss is
+    # proportional to -sum(advantage x ratio over the row's tokens)
+    weighted = trainer._compute_loss(trainer.model, output).item()
+    plain = trainer._compute_loss(trainer.model, {k: v for k, v in output.items() if k != STALE_RATIO}).item()
+    advantages = output["advantages"].tolist()
+
+    def total(weights):
+        return -sum(a * float((w * m).sum()) for a, w, m in zip(advantages, weights, mask))
+
+    assert weighted / plain == pytest.approx(total(ratio) / total(torch.ones_like(ratio)), rel=1e-4)
+    assert weighted != pytest.approx(plain)
+    assert trainer.use_vllm is False  # TRL's flags are restored
+    assert trainer.vllm_importance_sampling_correction == trainer.args.vllm_importance_sampling_correction

@@ -235,15 +235,15 @@ class SelfPlayConfig:
 
 
 def _check_delayed_designer_correction(grpo: dict) -> None:
-    """Delayed designer samples were drawn by a policy D updates old: train them only where
-    TRL importance-corrects them with their sampling-time log-probabilities."""
-    # TRL 1.x reads a rollout's log-probabilities only on its vLLM path, as the importance
-    # ratio of the current policy to the sampling one.
-    if not grpo.get("use_vllm") or grpo.get("vllm_importance_sampling_correction") is False:
-        raise ConfigError("reward.designer_reward_delay > 0 trains design samples drawn by an older policy; TRL "
-                          "importance-corrects them only with grpo.use_vllm=true and "
-                          "grpo.vllm_importance_sampling_correction on (otherwise set "
-                          "reward.designer_reward_delay=0)")
+    """Delayed designer samples were drawn by a policy D updates old: on TRL's vLLM path TRL
+    importance-corrects them (the self-play trainer does elsewhere), so its correction must be
+    on and per token."""
+    if not grpo.get("use_vllm"):
+        return
+    if grpo.get("vllm_importance_sampling_correction") is False:
+        raise ConfigError("reward.designer_reward_delay > 0 trains design samples drawn by an older policy; with "
+                          "grpo.use_vllm TRL importance-corrects them only with "
+                          "grpo.vllm_importance_sampling_correction on (or set reward.designer_reward_delay=0)")
     # A whole program's sequence-level ratio after D updates is nearly always outside the clip
     # range: "sequence_mask" would drop every delayed design, "sequence_truncate" clip them all.
     mode = grpo.get("vllm_importance_sampling_mode", "sequence_mask")

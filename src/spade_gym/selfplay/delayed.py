@@ -9,8 +9,10 @@ at design time (the reference's matched-timing regret) and, in the paper blend, 
 rate over the agent's no-hint plays of that environment from iteration i to i + D (all
 ranks: the design's own regret plays and every agent task since). Per-skill centring
 then runs over the designs trained together. The policy has moved D updates since the
-samples were drawn; their sampling-time log-probabilities go to TRL, whose vLLM path
-importance-corrects them (the reference's truncated importance sampling).
+samples were drawn; their sampling-time log-probabilities go to TRL and the rows are
+marked stale, so they are importance-corrected per token, truncated (the reference's
+truncated importance sampling): by TRL on its vLLM path, by
+:class:`~spade_gym.selfplay.trainer.SpadeGRPOTrainer` elsewhere.
 
 The designer's slot count stays fixed and G-aligned: a rank trains exactly the samples
 it drew D iterations earlier, in their original group order (G samples of one prompt
@@ -31,8 +33,8 @@ from spade_gym.errors import SpadeError
 from spade_gym.selfplay.records import DesignResult, RolloutStage
 from spade_gym.selfplay.rewards import centre_per_skill, designer_reward, window_win_rate
 
-#: (prompt, completion, logprobs, env_mask, reward, role, advantage)
-DesignerRow = tuple[list[int], list[int], list[float], list[int], float, str, "float | None"]
+#: (prompt, completion, logprobs, env_mask, reward, role, advantage[, stale: drawn by an older policy])
+DesignerRow = tuple
 
 
 class DelayedDesignStage(RolloutStage):
@@ -70,7 +72,7 @@ class DelayedDesignStage(RolloutStage):
                              f"for {len(mine)} pending designs, and the designer has {len(current)} slots "
                              "(designer_groups, num_generations or the number of ranks changed during the run?)")
         return ([(sample["prompt_ids"], sample["completion_ids"], sample["logprobs"],
-                  [1 if train_designer else 0] * len(sample["completion_ids"]), reward, "designer", advantage)
+                  [1 if train_designer else 0] * len(sample["completion_ids"]), reward, "designer", advantage, True)
                  for sample, (_, reward, advantage) in zip(samples, mine)], drawn if train_designer else None)
 
     def _keep_designs(self, current: list, designs: list[DesignResult], iteration: int) -> None:

@@ -45,7 +45,7 @@ class RewardConfig:
     #: 4): its samples are kept, with their sampling-time log-probabilities, and trained
     #: ``designer_reward_delay`` iterations later on a reward whose win rate covers the
     #: agent's plays since the design was drawn (the stale samples are importance-corrected
-    #: by TRL's vLLM path). 0: a design is rewarded and trained in its own iteration.
+    #: per token, see selfplay/trainer.py). 0: a design is rewarded and trained in its own iteration.
     designer_reward_delay: int = 0
 
     def __post_init__(self):

@@ -175,13 +175,18 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
 
 def trl_batch(rows, pad_id: int) -> dict[str, list]:
     """``rollout_func``'s return value from (prompt, completion, logprobs, env_mask, reward,
-    role[, advantage]) rows, in slot order. Where some row gives its advantage (per-skill
-    centring), ``spade_advantage`` carries it (NaN elsewhere) for :mod:`~spade_gym.selfplay.trainer`."""
+    role[, advantage[, stale]]) rows, in slot order. Where some row gives its advantage
+    (per-skill centring), ``spade_advantage`` carries it (NaN elsewhere); where some row was
+    drawn by an older policy (delayed designer rewards), ``spade_stale`` marks it; both for
+    :mod:`~spade_gym.selfplay.trainer`."""
     out: dict[str, list] = {"prompt_ids": [], "completion_ids": [], "logprobs": [], "env_mask": [],
                             "spade_reward": [], "spade_role": []}
     advantages = [row[6] if len(row) > 6 else None for row in rows]
     if any(a is not None for a in advantages):
         out["spade_advantage"] = [float("nan") if a is None else float(a) for a in advantages]
+    stale = [bool(row[7]) if len(row) > 7 else False for row in rows]
+    if any(stale):
+        out["spade_stale"] = stale
     for prompt, ids, logprobs, mask, reward, role, *_ in rows:
         if not ids:
             # Nothing was generated (the env failed before the first turn, or a per-turn
