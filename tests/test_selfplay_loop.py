@@ -175,11 +175,16 @@ def test_cpu_test_preset_trains_on_per_turn_samples(tmp_path):
     assert row["tokens_agent"] > 0 and isinstance(row["train_loss"], float)
 
 
-def test_delayed_designs_are_trained_after_a_resume(tmp_path):
+def test_delayed_designs_are_trained_after_a_resume(tmp_path, monkeypatch):
     """reward.designer_reward_delay=1 end to end through TRL: iteration 1's design samples go
     into checkpoint-1, and the resumed iteration 2 trains them (importance-corrected by the
     self-play trainer on this transformers path) on rewards scored with iteration 2's plays."""
+    import spade_gym.validation.novelty as novelty
+    from spade_gym.registry import bundled_suite_path
     from spade_gym.selfplay.rewards import RewardConfig, designer_reward, window_win_rate
+
+    # Other runs in this process registered the taught program; here it is new (as in a fresh process).
+    monkeypatch.setattr(novelty, "registered_suites", lambda: [Suite(bundled_suite_path())])
 
     run_dir = tmp_path / "delayed"
     runner = CliRunner()
