@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import sys
@@ -115,6 +116,20 @@ def test_rerun_plays_nothing_and_reports_the_same(runner, benign_suite, tmp_path
     assert (c["played"], c["reused"]) == (2, 6)
 
 
+def test_cached_episodes_of_another_program_under_the_same_id_are_replayed(suite_envs, tmp_path):
+    env = next(e for e in suite_envs if e.env_id == "spade/NumberHunt-v0")
+    assert len(env.program) == 64  # the card's sha256 of env.py
+    path = tmp_path / "r.jsonl"
+
+    def played(info):
+        return Evaluation(AgentConfig("random"), [info], episodes=2, results_path=path).run().played
+
+    first, again = played(env), played(env)
+    changed = played(dataclasses.replace(env, program="0" * 64))  # a new program registered under the id
+    assert (first, again, changed) == (2, 0, 2)
+    assert {r["program"] for r in _records(path)} == {env.program, "0" * 64}
+
+
 def test_default_results_file_is_per_agent_in_the_working_directory(runner, benign_suite, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = _invoke(runner, ["--agent", "oracle", "--envs", "NumberHunt*", "--episodes", "1"])
@@ -140,7 +155,7 @@ def test_results_store_skips_torn_lines_and_other_agents(tmp_path):
     good = {"agent": "a", "env_id": "spade/X-v0", "seed": 1, "hint": False, "success": True}
     path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "agent": "b"}) + "\n" + '{"agent": "a", "env')
     store = ResultsStore(path)
-    assert list(store.load("a")) == [("a", "spade/X-v0", 1, False)]
+    assert list(store.load("a")) == [("a", "spade/X-v0", "", 1, False)]  # no program recorded: ""
     with store.open_for_append() as handle:
         handle.write(json.dumps({**good, "seed": 2}) + "\n")
     assert len(store.load("a")) == 2

@@ -13,8 +13,14 @@ from spade_gym.evaluation.selection import EnvInfo
 DEFAULT_RESULTS_DIR = ".spade-eval"
 
 
-def record_key(record: dict) -> tuple[str, str, int, bool]:
-    return record["agent"], record["env_id"], int(record["seed"]), bool(record["hint"])
+#: A record's identity: agent fingerprint, env id, the program played under it, seed, hint arm.
+RecordKey = tuple[str, str, str, int, bool]
+
+
+def record_key(record: dict) -> RecordKey:
+    # Records written before the program was recorded get "" and are replayed, not trusted.
+    return (record["agent"], record["env_id"], str(record.get("program") or ""), int(record["seed"]),
+            bool(record["hint"]))
 
 
 def episode_record(fingerprint: str, env: EnvInfo, episode: Episode) -> dict:
@@ -28,7 +34,8 @@ def episode_record(fingerprint: str, env: EnvInfo, episode: Episode) -> dict:
     final_reward = episode.turns[-1].reward if episode.turns else 0.0
     success = episode.won and episode.error is None and (not env.graded or final_reward >= 1.0)
     agent_errors = [t.reply.extra["error"] for t in episode.turns if t.reply.extra.get("error")]
-    return {"agent": fingerprint, **episode.to_dict(), "final_reward": final_reward, "success": success,
+    return {"agent": fingerprint, **episode.to_dict(), "program": env.program,
+            "final_reward": final_reward, "success": success,
             "agent_error": agent_errors[0] if agent_errors else None}
 
 
@@ -43,9 +50,9 @@ class ResultsStore:
     def __init__(self, path: str | Path):
         self.path = Path(path)
 
-    def load(self, fingerprint: str) -> dict[tuple[str, str, int, bool], dict]:
+    def load(self, fingerprint: str) -> dict[RecordKey, dict]:
         """The latest record per key for ``fingerprint`` (later lines replace earlier ones)."""
-        records: dict[tuple[str, str, int, bool], dict] = {}
+        records: dict[RecordKey, dict] = {}
         try:
             lines = self.path.read_text(encoding="utf-8").splitlines()
         except FileNotFoundError:

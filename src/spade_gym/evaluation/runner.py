@@ -28,7 +28,7 @@ from spade_gym.agents import Agent, Episode, EpisodeSpec, play_episodes
 from spade_gym.errors import ConfigError, SpadeError
 from spade_gym.evaluation.agent_config import AGENT_KINDS, AGENTS, AgentConfig, AgentKind
 from spade_gym.evaluation.results import (
-    DEFAULT_RESULTS_DIR, ResultsStore, default_results_path, episode_record, record_key,
+    DEFAULT_RESULTS_DIR, RecordKey, ResultsStore, default_results_path, episode_record, record_key,
 )
 from spade_gym.evaluation.selection import (
     BFCL_SKILL, REASONING_GYM_SKILL, EnvInfo, episode_seeds, select_envs, split_patterns,
@@ -81,8 +81,8 @@ class Evaluation:
         self.specs = [EpisodeSpec(env.env_id, s, hint=hint)
                       for env in self.envs for s in env.seeds(seed, episodes) for hint in ARMS[arms]]
 
-    def _key(self, spec: EpisodeSpec) -> tuple[str, str, int, bool]:
-        return self.fingerprint, spec.env_id, spec.seed, spec.hint
+    def _key(self, spec: EpisodeSpec) -> RecordKey:
+        return self.fingerprint, spec.env_id, self._env_info[spec.env_id].program, spec.seed, spec.hint
 
     def completed(self, cached: dict | None = None) -> list[dict]:
         """Usable records of planned episodes already in the results file."""

@@ -30,13 +30,16 @@ class EnvInfo:
     scorers give e.g. 0.75 for an answer that merely contains the reference): there,
     only full credit counts as a success. ``tasks`` is set for a fixed benchmark (BFCL):
     its episodes are its first tasks in order, each once (seed ``i`` is task ``i``),
-    rather than hashed seeds that could draw a task twice.
+    rather than hashed seeds that could draw a task twice. ``program`` identifies what
+    is played under the id (a suite card's program sha256): cached episodes of another
+    program under the same id are not reused.
     """
 
     env_id: str
     skill: str
     graded: bool = False
     tasks: int | None = None
+    program: str = ""
 
     def seeds(self, seed: int, episodes: int) -> list[int]:
         """The task seeds of ``episodes`` episodes of this env."""
@@ -81,7 +84,7 @@ def select_envs(patterns: str | Sequence[str]) -> list[EnvInfo]:
     for pattern in wanted:
         for env_id, env_dir in suite.items():
             if env_id not in chosen and fnmatch.fnmatchcase(env_id, pattern):
-                chosen[env_id] = EnvInfo(env_id, _card_skill(env_dir))
+                chosen[env_id] = _card_env_info(env_id, env_dir)
         if "rg-" in pattern:
             for env_id in rg_ids:
                 if env_id not in chosen and fnmatch.fnmatchcase(env_id, pattern):
@@ -96,11 +99,12 @@ def select_envs(patterns: str | Sequence[str]) -> list[EnvInfo]:
     return [chosen[k] for k in sorted(chosen)]
 
 
-def _card_skill(env_dir: str) -> str:
+def _card_env_info(env_id: str, env_dir: str) -> EnvInfo:
     try:
-        return Card.load(Path(env_dir) / CARD_FILE).skill or "unknown"
+        card = Card.load(Path(env_dir) / CARD_FILE)
     except RegistryError:  # a card edited after registration: still evaluate, under "unknown"
-        return "unknown"
+        return EnvInfo(env_id, "unknown")
+    return EnvInfo(env_id, card.skill or "unknown", program=card.sha256 or "")
 
 
 def _rg_skill(env_id: str) -> str:

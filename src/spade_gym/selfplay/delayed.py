@@ -89,7 +89,8 @@ class DelayedDesignStage(RolloutStage):
         for prompt, sample, design in current:
             source = (design.rank, design.index) if design.valid else \
                 tuple(design.duplicate_of) if design.duplicate_of is not None else None
-            env_id, regret, win_rate = originals.get(source, (None, None, None))
+            env_id, regret, win_rate = originals.get(source, (None, None, None)) if source is not None \
+                else (None, None, None)
             scoring.append({"iteration": iteration, "rank": self.ranks.rank, "skill": design.skill,
                             "env_id": env_id, "regret": regret, "win_rate_at_design": win_rate})
             self.state.pending_samples.append({"iteration": iteration, "prompt_ids": list(prompt),
@@ -116,5 +117,5 @@ class DelayedDesignStage(RolloutStage):
             rewards.append(designer_reward(True, regret=p["regret"], win_rate=win_rate, config=config))
         advantages: list[float | None] = [None] * len(due)
         if config.skill_centring:
-            advantages = centre_per_skill([(p["skill"], r) for p, r in zip(due, rewards)])
+            advantages = list(centre_per_skill([(p["skill"], r) for p, r in zip(due, rewards)]))
         return [(p, r, a) for p, r, a in zip(due, rewards, advantages) if p["rank"] == self.ranks.rank]
