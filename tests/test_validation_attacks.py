@@ -209,6 +209,16 @@ def test_normal_form_examples():
     assert normalise("C-A-T") == "cat"
 
 
+@settings(max_examples=200)
+@given(st.integers(min_value=0, max_value=19), st.integers(min_value=0, max_value=99))
+def test_adjacent_numbers_stay_apart(a, b):
+    # "keep the first one that fits" once read as 2 (first -> one, then one + one), and a sound
+    # program's hint was rejected for naming the answer 2.
+    assert normalise("keep the first one that fits") == "keep the 1 1 that fits"
+    assert normalise(f"{_spell(a)} {_spell(b)}") == f"{a} {b}"
+    assert not leaks(f"pick {_spell(a)} {_spell(b)} times", str(a + b)) or a + b in (a, b)
+
+
 def test_the_answer_in_info_is_caught():
     report = validate_source(game(info='{"left": self._secret - 0}'), config=SMALL)
     assert [c.name for c in report.failures] == ["info_leak"], report.summary()

@@ -50,17 +50,28 @@ def spell_out_numbers(text: str) -> str:
             i += 1
             continue
         total, current, j, last_number = 0, 0, i, i
+        previous = ""  # the kind of the number word before: one number never has two units in a row
         while j < len(tokens):
             token = _ordinal_to_cardinal(tokens[j])
             if token in _UNITS:
+                # "twenty one", "hundred one", "thousand one" continue a number; "first one" or
+                # "one one" are two numbers (summing them made "keep the first one" read as 2).
+                if previous in ("unit", "teen") or (previous == "ten" and _UNITS[token] >= 10):
+                    break
                 current += _UNITS[token]
+                previous = "unit" if _UNITS[token] < 10 else "teen"
             elif token in _TENS:
+                if previous in ("unit", "teen", "ten"):
+                    break
                 current += _TENS[token]
+                previous = "ten"
             elif token == "hundred":
                 current = max(current, 1) * 100
+                previous = "hundred"
             elif token in _SCALES:
                 total += max(current, 1) * _SCALES[token]
                 current = 0
+                previous = "scale"
             elif token in ("-", " ", "and") and j + 1 < len(tokens):
                 j += 1
                 continue
