@@ -17,9 +17,9 @@ import re
 
 
 class RemainderRiddleEnv:
-    MODULI = {"easy": (3, 5), "medium": (3, 5, 7), "hard": (5, 7, 9, 11)}
+    MODULI = {"easy": (7, 11), "medium": (5, 7, 9), "hard": (7, 9, 11, 13)}
 
-    def __init__(self, max_turns=2, difficulty="medium", **kwargs):
+    def __init__(self, max_turns=1, difficulty="medium", **kwargs):
         self.moduli = self.MODULI.get(difficulty, self.MODULI["medium"])
         self.max_turns = max_turns
         self.top = 1
@@ -34,14 +34,14 @@ class RemainderRiddleEnv:
         self.turn = 0
         clues = "; ".join(f"divided by {m} it leaves {self._answer % m}" for m in self.moduli)
         return (f"I picked a number from 1 to {self.top}: {clues}. "
-                f"Which number is it? Answer \\\\boxed{{n}}; {self.max_turns} tries."), {}
+                f"Which number is it? Answer \\\\boxed{{n}}; {self.max_turns} attempt(s)."), {}
 
     def solution(self):
         return str(self._answer)
 
     def hint(self):
         return ("Start from the largest divisor: walk through the numbers with its remainder, in steps of that "
-                "divisor, and keep the first one that fits every other remainder.")
+                "divisor, and keep the earliest that fits every other remainder.")
 
     def step(self, action):
         self.turn += 1
