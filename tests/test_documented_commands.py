@@ -106,7 +106,9 @@ def workspace(tmp_path_factory):
     benign = {p.stem: p.read_text() for p in BENIGN_DIR.glob("*.py")}
     (ws / "my_env.py").write_text(benign["guess_number"])
     (ws / "pool" / "games").mkdir(parents=True)
-    for stem in ("injected_names", "rng_instance"):
+    # Programs that pass on any run seed (the documented command's exit status says "all valid");
+    # injected_names' fixed opening moves let the blind-script baseline win on some fresh seeds.
+    for stem in ("unicode_story", "rng_instance"):
         (ws / "pool" / "games" / f"{stem}.py").write_text(benign[stem])
     (ws / "spade-pool" / "games").mkdir(parents=True)
     (ws / "spade-pool" / "games" / "game_00001_001_logical_deduction.py").write_text(benign["inventory_dataclasses"])
