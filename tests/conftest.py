@@ -125,3 +125,24 @@ def forget_registered_ids():
     yield
     for env_id in set(gym.registry) - before:
         del gym.registry[env_id]
+
+
+def transcript_win_rate(env_id: str, level: str, agent, seeds, max_steps: int) -> float:
+    """Share of ``seeds`` that ``agent`` (a function of the screens so far, oldest first) wins at ``level``."""
+    import gymnasium as gym
+
+    env = gym.make(env_id, difficulty=level)
+    wins = 0
+    try:
+        for seed in seeds:
+            obs, _ = env.reset(seed=seed)
+            transcript = [obs]
+            for _ in range(max_steps):
+                obs, reward, terminated, truncated, _ = env.step(agent(transcript))
+                transcript.append(obs)
+                if terminated or truncated:
+                    wins += reward > 0
+                    break
+    finally:
+        env.close()
+    return wins / len(seeds)

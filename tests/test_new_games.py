@@ -22,6 +22,7 @@ from math import gcd
 import gymnasium as gym
 import pytest
 
+from conftest import transcript_win_rate
 import spade_gym  # noqa: F401  (registers the bundled suite)
 
 LEVELS = ("easy", "medium", "hard")
@@ -36,21 +37,7 @@ def boxed(text: str) -> str:
 
 def play(env_id: str, level: str, agent, seeds=SEEDS) -> float:
     """Share of `seeds` that `agent` (a function of the observations so far) wins at `level`."""
-    env = gym.make(env_id, difficulty=level)
-    wins = 0
-    try:
-        for seed in seeds:
-            obs, _ = env.reset(seed=seed)
-            transcript = [obs]
-            for _ in range(MAX_STEPS):
-                obs, reward, terminated, truncated, _ = env.step(agent(transcript))
-                transcript.append(obs)
-                if terminated or truncated:
-                    wins += reward > 0
-                    break
-    finally:
-        env.close()
-    return wins / len(seeds)
+    return transcript_win_rate(env_id, level, agent, seeds, MAX_STEPS)
 
 
 def grid(obs: str) -> list[list[str]]:

@@ -16,6 +16,7 @@ import re
 import gymnasium as gym
 import pytest
 
+from conftest import transcript_win_rate
 import spade_gym  # noqa: F401  (registers the bundled suite)
 
 ENV_ID = "spade/DockTruckLoading-v0"
@@ -26,19 +27,7 @@ MAX_STEPS = 20
 
 
 def play(level: str, agent, seeds=SEEDS) -> float:
-    env = gym.make(ENV_ID, difficulty=level)
-    wins = 0
-    try:
-        for seed in seeds:
-            obs, _ = env.reset(seed=seed)
-            for _ in range(MAX_STEPS):
-                obs, reward, terminated, truncated, _ = env.step(agent(obs))
-                if terminated or truncated:
-                    wins += reward > 0
-                    break
-    finally:
-        env.close()
-    return wins / len(seeds)
+    return transcript_win_rate(ENV_ID, level, lambda screens: agent(screens[-1]), seeds, MAX_STEPS)
 
 
 def parse(obs: str) -> dict:

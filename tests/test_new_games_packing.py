@@ -16,6 +16,7 @@ import re
 import gymnasium as gym
 import pytest
 
+from conftest import transcript_win_rate
 import spade_gym  # noqa: F401  (registers the bundled suite)
 
 ENV_ID = "spade/InlayPiecePacking-v0"
@@ -145,21 +146,7 @@ HEURISTICS = {
 
 
 def play(level, agent, seeds=SEEDS):
-    env = gym.make(ENV_ID, difficulty=level)
-    wins = 0
-    try:
-        for seed in seeds:
-            obs, _ = env.reset(seed=seed)
-            transcript = [obs]
-            for _ in range(MAX_STEPS):
-                obs, reward, terminated, truncated, _ = env.step(agent(transcript))
-                transcript.append(obs)
-                if terminated or truncated:
-                    wins += reward > 0
-                    break
-    finally:
-        env.close()
-    return wins / len(seeds)
+    return transcript_win_rate(ENV_ID, level, agent, seeds, MAX_STEPS)
 
 
 @pytest.mark.parametrize("level", LEVELS)

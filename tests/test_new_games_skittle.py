@@ -19,6 +19,7 @@ import re
 import gymnasium as gym
 import pytest
 
+from conftest import transcript_win_rate
 import spade_gym  # noqa: F401  (registers the bundled suite)
 
 ENV_ID = "spade/SkittleLaneDuel-v0"
@@ -35,21 +36,7 @@ def boxed(text: str) -> str:
 
 def play(level: str, agent, seeds=SEEDS) -> float:
     """Share of `seeds` that `agent` (a function of the screens so far) wins at `level`."""
-    env = gym.make(ENV_ID, difficulty=level)
-    wins = 0
-    try:
-        for seed in seeds:
-            obs, _ = env.reset(seed=seed)
-            transcript = [obs]
-            for _ in range(MAX_STEPS):
-                obs, reward, terminated, truncated, _ = env.step(agent(transcript))
-                transcript.append(obs)
-                if terminated or truncated:
-                    wins += reward > 0
-                    break
-    finally:
-        env.close()
-    return wins / len(seeds)
+    return transcript_win_rate(ENV_ID, level, agent, seeds, MAX_STEPS)
 
 
 def lane(obs: str) -> list[bool]:
