@@ -102,6 +102,8 @@ def test_card_is_complete_and_honest(entry):
     assert card.difficulty_levels == ["easy", "medium", "hard"]
     assert card.validation.get("valid") is True
     assert card.provenance.get("designer") and card.provenance.get("prompt_version")
+    # The card names the designer model, not the replay log its program was re-registered from.
+    assert not str(card.provenance.get("model", "")).startswith("replay:"), card.provenance
     assert card.description and card.class_name
     assert card.mechanic, "every bundled card names its mechanic family (see tests' MAX_GAMES_PER_MECHANIC)"
 
