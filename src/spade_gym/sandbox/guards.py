@@ -254,6 +254,15 @@ class Guards:
                 if type(value) is types.BuiltinMethodType and isinstance(owner, str):
                     return guarded_format(owner, value)
                 return value
+            elif name == "register" and (isinstance(obj, type) or type(obj) is super):
+                # An ABC's registry is process-wide, and a registration on a program's own
+                # subclass of a library ABC changes the library ABC's answers too
+                # (``issubclass`` consults subclasses): one instance would rewrite what
+                # ``isinstance(x, numbers.Integral)`` answers for every other one.
+                raise SandboxAttributeError(
+                    f"'register' on {_describe(obj)} is blocked by the sandbox: ABC registries are shared "
+                    "by every program in the worker; subclass the ABC instead"
+                )
             elif name in _NUMPY_PICKLE_NAMES and (
                 isinstance(obj, (numpy.ndarray, numpy.generic))
                 or (isinstance(obj, type) and issubclass(obj, (numpy.ndarray, numpy.generic)))

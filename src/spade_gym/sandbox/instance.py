@@ -1,13 +1,17 @@
 """Worker side: one live instance of a program, in a world of its own.
 
-:func:`build_namespace` is the one place a program's module namespace is made: the
+:func:`build_module` is the one place a program's module namespace is made: the
 guarded builtins, the import hook over the vetted surfaces, the base class of
 tool-use programs (``tooluse.install``) and the names the SPADE reference loader injects.
 
 Each :class:`Instance` runs every call into its program inside its own
-:class:`contextvars.Context` and restores its own recursion limit, so the decimal
-context, numpy's print options and error state, and the interpreter's recursion limit
-one instance sets are never seen by another instance in the same worker.
+:class:`contextvars.Context`, restores its own recursion limit and points the worker's
+``sys.modules`` entry for the program module at its own module, so the decimal context,
+numpy's print options and error state, the recursion limit and the module namespace
+library code resolves names in (``dataclasses`` reads string annotations there) are
+never another instance's. Process-wide registries a program could write (an ABC's
+``register``, class attributes of library classes) are closed by the guards and the
+surfaces instead.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from spade_gym.sandbox.results import protocol_failure
 #: statements naming them are rejected at compile time and ``__import__`` is unreachable.
 #: Only modules already loaded in the zygote are handed over (no code is read from disk).
 _INTERNAL_PREFIXES = ("numpy.", "_strptime", "encodings.")
+_MODULES = sys.modules
 
 
 def _internal_module(name: str):
@@ -41,6 +46,11 @@ def _internal_module(name: str):
 
 def build_namespace(guards: Guards, surfaces: dict) -> dict:
     """A fresh module namespace for one program instance."""
+    return build_module(guards, surfaces).__dict__
+
+
+def build_module(guards: Guards, surfaces: dict) -> types.ModuleType:
+    """A fresh module for one program instance (its ``__dict__`` is the namespace)."""
 
     def importer(name, globals=None, locals=None, fromlist=(), level=0):
         if level:
@@ -52,11 +62,11 @@ def build_namespace(guards: Guards, surfaces: dict) -> dict:
             raise ImportError(f"import of '{name}' is not allowed in SPADE programs")
         return surfaces[name] if fromlist else surfaces[name.split(".")[0]]
 
-    # A real module object, registered in sys.modules, because library code looks
-    # the class's module up there (dataclasses does, for string annotations).
-    # Programs cannot reach either: there is no sys.modules and no module objects.
+    # A real module object, because library code looks the class's module up in
+    # sys.modules (dataclasses does, for string annotations); ``Instance.call`` puts the
+    # calling instance's own module there. Programs can reach neither: there is no
+    # sys.modules and no module objects.
     module = types.ModuleType(PROGRAM_MODULE)
-    sys.modules[PROGRAM_MODULE] = module
     namespace = module.__dict__
     namespace.update({
         "__builtins__": guards.builtins(importer),
@@ -74,7 +84,7 @@ def build_namespace(guards: Guards, surfaces: dict) -> dict:
         if member:
             value = getattr(value, member)
         namespace[alias] = value
-    return namespace
+    return module
 
 
 def _accepts(func, name: str) -> bool:
@@ -118,7 +128,8 @@ class Instance:
         self.context = contextvars.Context()
         self.recursion_limit = sys.getrecursionlimit()
         surfaces = runtime.surfaces.for_instance(self)
-        namespace = build_namespace(runtime.guards, surfaces)
+        self.module = build_module(runtime.guards, surfaces)
+        namespace = self.module.__dict__
         load_seconds = runtime.limits.load_timeout
         self.call(exec, (runtime.compiled.code, namespace), "executing the program module", seconds=load_seconds)
         cls = find_env_class(namespace, runtime.guards)
@@ -137,6 +148,8 @@ class Instance:
         """Run program code in this instance's world, under the deadline."""
         if sys.getrecursionlimit() != self.recursion_limit:
             sys.setrecursionlimit(self.recursion_limit)
+        if _MODULES.get(PROGRAM_MODULE) is not self.module:
+            _MODULES[PROGRAM_MODULE] = self.module
         return self.context.run(self.runtime.timed, fn, args, what, kwargs, seconds)
 
     def max_turns(self):

@@ -45,8 +45,16 @@ DENIED_ATTRIBUTES = frozenset(
 )
 
 #: Attribute names whose reads take the slow guard, which looks at the object as well
-#: as the name (string formatting traversal, numpy's pickle-to-file ``dump``...).
-GUARDED_ATTRIBUTES = frozenset({"format", "format_map", "dump", "dumps", "mro"})
+#: as the name (string formatting traversal, numpy's pickle-to-file ``dump``, an ABC's
+#: process-wide ``register``...).
+GUARDED_ATTRIBUTES = frozenset({"format", "format_map", "dump", "dumps", "mro", "register"})
+
+
+def natively_readable(attr: str) -> bool:
+    """May ``attr`` be read with no guard call at all? Only where the grammar reads an
+    attribute natively (``case C(attr=...)``); every name that needs a guard's judgement
+    (private, denied, or judged by its object) is refused there instead."""
+    return not attr.startswith("_") and attr not in DENIED_ATTRIBUTES and attr not in GUARDED_ATTRIBUTES
 
 #: Builtins that do not exist inside the sandbox; calling them under their builtin
 #: name is reported at compile time (a program may still define its own ``compile``).

@@ -35,6 +35,7 @@ from spade_gym.sandbox.names import (  # noqa: F401 - part of this module's inte
     READABLE_DUNDER_ATTRS,
     READABLE_DUNDER_NAMES,
     SPECIAL_METHODS,
+    natively_readable,
 )
 
 
@@ -322,20 +323,24 @@ class SpadePolicy(RestrictingNodeTransformer):
     def visit_MatchClass(self, node):
         """``case C(x, k=y)`` reads attributes natively, bypassing ``_getattr_``: the class
         expression (``random.Random``), the keyword names and — for positional patterns —
-        the names in ``C.__match_args__``. The first two must be public, non-denied names
-        (checked here; the class expression stays a native dotted name, which is all the
-        grammar allows); ``__match_args__`` cannot be defined by a program (a dunder) and
-        lists only public names on every vetted library class (a test audits them)."""
+        the names in ``C.__match_args__``. The first two must be names an attribute read would
+        pass without a guard's judgement (:func:`~spade_gym.sandbox.names.natively_readable`:
+        not private, denied or object-judged like ``format``); the class expression stays a
+        native dotted name, which is all the grammar allows. ``__match_args__`` cannot be
+        defined by a program (a dunder) and lists only natively readable names on every
+        vetted library class (a test audits them)."""
         chain = node.cls
         while isinstance(chain, ast.Attribute):
-            if chain.attr.startswith("_") or chain.attr in DENIED_ATTRIBUTES:
+            if not natively_readable(chain.attr):
                 self.error(node, f'pattern class attribute "{chain.attr}" is not allowed.')
             chain = chain.value
         if isinstance(chain, ast.Name):
             self.check_name(node, chain.id)
         for attr in node.kwd_attrs:
-            if attr.startswith("_") or attr in DENIED_ATTRIBUTES:
-                self.error(node, f'pattern attribute "{attr}" is not allowed.')
+            # The same rule as an attribute read: a name the guards would judge (private,
+            # denied, or judged by its object such as ``format``) cannot be read natively.
+            if not natively_readable(attr):
+                self.error(node, f'pattern attribute "{attr}" is not allowed (read it as obj.{attr} instead).')
         node.patterns = [self.visit(p) for p in node.patterns]
         node.kwd_patterns = [self.visit(p) for p in node.kwd_patterns]
         return node

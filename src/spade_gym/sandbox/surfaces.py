@@ -56,6 +56,7 @@ from spade_gym.sandbox.vetted import (
     guarded_namedtuple,
     guarded_operator,
     guarded_typing,
+    guarded_writers,
     SimpleNamespace,
     public_members,
     refuse_private_enum_names,
@@ -118,6 +119,40 @@ def _private_copy(value):
 
 _MUTABLE_MEMBER_TYPES = (dict, list, set, bytearray, decimal.Context)
 
+#: Read-only stand-ins for mutable containers held as *class* attributes of library classes.
+_READ_ONLY = {dict: types.MappingProxyType, list: tuple, set: frozenset, bytearray: bytes}
+_FROZEN_CLASSES: set = set()
+
+
+def freeze_library_class_state(values) -> list[str]:
+    """Make every public mutable container on a library class (and its bases) read-only.
+
+    A class attribute is one object for every instance in the worker: a program writing
+    into ``textwrap.TextWrapper.unicode_whitespace_trans`` (a dict, reached by a plain
+    subscript store, which no guard sees) would change what every other instance's
+    ``textwrap.fill`` does. Replacing such containers by read-only equivalents keeps the
+    library working (it only reads them) and closes the whole kind at once; returns what
+    it froze. Programs never get private class attributes, so only public names matter.
+    """
+    frozen = []
+    for value in values:
+        if not isinstance(value, type):
+            continue
+        for klass in value.__mro__:
+            if klass in _FROZEN_CLASSES or klass is object:
+                continue
+            _FROZEN_CLASSES.add(klass)
+            for name, member in list(vars(klass).items()):
+                make = _READ_ONLY.get(type(member))
+                if make is None or name.startswith("_"):
+                    continue
+                try:
+                    type.__setattr__(klass, name, make(member))
+                except TypeError:  # a static C type: its attributes cannot be rebound, nor written
+                    continue
+                frozen.append(f"{klass.__module__}.{klass.__qualname__}.{name}")
+    return frozen
+
 
 # ----------------------------------------------------------------------------- static surfaces
 
@@ -151,9 +186,9 @@ def _static_surfaces(guards) -> dict[str, SafeModule]:
     add("fractions", fractions)
     add("decimal", decimal)
     add("datetime", datetime)
-    add("enum", enum)
+    s["enum"] = SafeModule("enum", guarded_writers(guards, enum, public_members(enum)))
     add("numbers", numbers)
-    add("abc", abc)
+    s["abc"] = SafeModule("abc", guarded_writers(guards, abc, public_members(abc)))
     add("textwrap", textwrap)
     add("difflib", difflib)
     add("string", string, deny={"Formatter"})
@@ -230,6 +265,9 @@ class Surfaces:
                     surface.__dict__[key] = guard_class(value)
         self.numpy_base, self.numpy_random_classes = _numpy_base()
         self.random_members = public_members(random)
+        for members in (*(vars(surface) for surface in self.static.values()), self.numpy_base,
+                        self.numpy_random_classes, self.random_members):
+            freeze_library_class_state(members.values())
         self.mutable = {
             name: [k for k, v in vars(surface).items() if isinstance(v, _MUTABLE_MEMBER_TYPES)]
             for name, surface in self.static.items()

@@ -173,12 +173,59 @@ def guarded_namedtuple(guards):
     return namedtuple
 
 
+def _owned(guards, obj) -> bool:
+    """Did the program make ``obj`` (a function, a class, an instance, or a
+    classmethod/staticmethod around one of its functions)?"""
+    if isinstance(obj, (classmethod, staticmethod)):
+        obj = obj.__func__
+    return _program_callable(obj) or guards.is_program_object(obj)
+
+
+def on_own_argument(guards, fn, name: str):
+    """``fn`` limited to the program's own objects: library helpers that set attributes
+    on their argument natively (``abc.abstractmethod`` sets ``__isabstractmethod__``,
+    ``enum.global_enum`` rewrites a class's ``__repr__``, ``typing.runtime_checkable``
+    flips a protocol's checks) would otherwise change a *library* object that every
+    instance in the worker shares."""
+
+    def guarded(obj, *args, **kwargs):
+        if not _owned(guards, obj):
+            raise SandboxRefusal(f"{name}() works on the program's own functions and classes only")
+        return fn(obj, *args, **kwargs)
+
+    guarded.__name__ = guarded.__qualname__ = name.rpartition(".")[2]
+    return guarded
+
+
+#: Per module, the helpers that write onto their first argument (see ``on_own_argument``).
+ARGUMENT_WRITERS = {
+    "abc": ("abstractmethod", "abstractclassmethod", "abstractstaticmethod", "update_abstractmethods"),
+    "enum": ("global_enum",),
+    "typing": ("final", "runtime_checkable"),
+}
+
+
+def guarded_writers(guards, module, members: dict) -> dict:
+    """``members`` with ``module``'s argument-writing helpers limited to program objects."""
+    for name in ARGUMENT_WRITERS.get(module.__name__, ()):
+        if name in members:
+            members[name] = on_own_argument(guards, members[name], f"{module.__name__}.{name}")
+    return members
+
+
 def guarded_typing(guards) -> dict:
     members = public_members(typing, deny={"get_type_hints", "get_overloads", "clear_overloads", "no_type_check",
                                              "no_type_check_decorator"})
     members["get_origin"] = lambda tp: guard_class(typing.get_origin(tp))
     members["get_args"] = lambda tp: tuple(guard_class(a) for a in typing.get_args(tp))
-    return members
+    transform = typing.dataclass_transform
+
+    def dataclass_transform(**kwargs):
+        # the decorator it returns sets ``__dataclass_transform__`` on its argument
+        return on_own_argument(guards, transform(**kwargs), "typing.dataclass_transform")
+
+    members["dataclass_transform"] = dataclass_transform
+    return guarded_writers(guards, typing, members)
 
 
 def refuse_private_enum_names():
