@@ -1,5 +1,5 @@
 """The registry under hostile suites: capped and fully checked cards, never-raising
-reads, trust by owner and mode, version shadowing, name caps; and the env-building
+reads, trust by owner and mode, one program per id and name across suites, name caps; and the env-building
 rules that sit in the registry (unknown ids, unknown arguments, hint modes)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import gymnasium as gym
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from conftest import GUESS_SOURCE, ROOT, build_suite, card_for
 from spade_gym.errors import ConfigError, IntegrityError, RegistryError, SuiteWarning
-from spade_gym.registry import Card, Suite, env_name_from_class, register_suite
+from spade_gym.registry import OVERRIDE_ENV_VAR, Card, Suite, env_name_from_class, register_suite
 from spade_gym.registry.card import MAX_CARD_BYTES, MAX_NAME_BYTES, MAX_NAME_CHARS
 
 NOBODY = 65534
@@ -135,25 +136,117 @@ def test_entries_owned_by_another_user_are_refused(tmp_path):
 # ----------------------------------------------------------------------------- ids and names
 
 
-def test_a_higher_version_in_another_suite_warns_that_it_shadows(tmp_path):
+def two_suites(tmp_path: Path, name: str, second_version: int = 0) -> tuple[Path, Path]:
+    """Suites ``a`` and ``b``, each with a different program under ``name`` (``b``'s at ``second_version``)."""
     first, second = tmp_path / "a", tmp_path / "b"
-    Suite(first).add(GUESS_SOURCE, card_for(GUESS_SOURCE, "Shadowed"))
-    other = GUESS_SOURCE + "\n# a later version\n"
-    Suite(second).add(other, card_for(other, "Shadowed", version=99))
-    register_suite(first)
-    with pytest.warns(SuiteWarning, match=r"spade/Shadowed-v99 .* shadows spade/Shadowed-v0 .*"
-                                          r"gym.make\('spade/Shadowed'\)"):
-        register_suite(second)
+    Suite(first).add(GUESS_SOURCE, card_for(GUESS_SOURCE, name))
+    other = GUESS_SOURCE + "\n# another suite's program\n"
+    Suite(second).add(other, card_for(other, name, version=second_version))
+    return first.resolve(), second.resolve()
 
 
-def test_the_same_id_from_another_suite_is_ignored_with_a_warning(tmp_path):
-    first, second = tmp_path / "a", tmp_path / "b"
-    Suite(first).add(GUESS_SOURCE, card_for(GUESS_SOURCE, "Twice"))
-    Suite(second).add(GUESS_SOURCE, card_for(GUESS_SOURCE, "Twice"))
-    register_suite(first)
-    with pytest.warns(SuiteWarning, match="Twice-v0 .* is ignored"):
+def test_the_same_id_from_another_suite_is_refused_with_a_warning(tmp_path):
+    first, second = two_suites(tmp_path, "Twice")
+    assert register_suite(first) == ["spade/Twice-v0"]
+    with pytest.warns(SuiteWarning, match=rf"spade/Twice-v0 from {second} is refused: that id is already "
+                                          rf"registered from {first}\b"):
         assert register_suite(second) == []
-    assert gym.spec("spade/Twice-v0").kwargs["env_dir"].startswith(str(first.resolve()))
+    assert gym.spec("spade/Twice-v0").kwargs == {"env_dir": str(first / "Twice-v0")}
+
+
+def test_a_new_version_of_a_name_from_another_suite_is_refused(tmp_path):
+    first, second = two_suites(tmp_path, "Shadowed", second_version=99)
+    register_suite(first)
+    with pytest.warns(SuiteWarning, match=rf"spade/Shadowed-v99 from {second} is refused: the name spade/Shadowed "
+                                          rf"belongs to {first} \(spade/Shadowed-v0\)"):
+        assert register_suite(second) == []
+    assert "spade/Shadowed-v99" not in gym.registry
+    env = gym.make("spade/Shadowed")  # still the first suite's program
+    assert env.spec.id == "spade/Shadowed-v0"
+    env.close()
+
+
+def test_an_extra_suite_cannot_capture_a_bundled_name(tmp_path):
+    """``$SPADE_GYM_SUITES`` at import, and register_suite after it: neither a bundled id nor a
+    new version of a bundled name is taken, and ``spade_gym:``-prefixed makes see the same."""
+    from spade_gym.registry import bundled_suite_path
+
+    bundled = Suite(bundled_suite_path()).get("spade/LetterFeedbackHunt-v0")
+    extra = tmp_path / "extra"
+    planted = GUESS_SOURCE.replace("NumberHuntEnv", "LetterFeedbackHuntEnv")
+    Suite(extra).add(planted, card_for(planted, "LetterFeedbackHunt", version=0))
+    Suite(extra).add(planted + "\n#\n", card_for(planted + "\n#\n", "LetterFeedbackHunt", version=7))
+    with pytest.warns(SuiteWarning) as caught:
+        assert register_suite(extra) == []
+    messages = [str(w.message) for w in caught]
+    for env_id in ("spade/LetterFeedbackHunt-v0", "spade/LetterFeedbackHunt-v7"):
+        assert any(m.startswith(f"{env_id} from {extra.resolve()} is refused") and str(bundled.directory.parent) in m
+                   for m in messages), messages
+    assert gym.spec("spade/LetterFeedbackHunt-v0").kwargs["env_dir"] == str(bundled.directory)
+    code = ("import gymnasium as gym\n"
+            "env = gym.make('spade_gym:spade/LetterFeedbackHunt')\n"  # registration at import
+            "print(env.spec.id, env.spec.kwargs['env_dir'])\n")
+    env = dict(os.environ, SPADE_GYM_SUITES=str(extra), PYTHONPATH=str(ROOT / "src"))
+    env.pop("SPADE_GYM_ALLOW_OVERRIDE", None)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["spade/LetterFeedbackHunt-v0", str(bundled.directory)]
+    assert "LetterFeedbackHunt-v7" in result.stderr and "is refused" in result.stderr
+
+
+def test_an_id_registered_before_the_suites_keeps_its_name(tmp_path):
+    """Whoever registers a name first owns it, even before ``import spade_gym``."""
+    code = ("import gymnasium as gym\n"
+            "gym.register('spade/LetterFeedbackHunt-v9', entry_point='builtins:object')\n"
+            "import spade_gym\n"
+            "print(sorted(i for i in gym.registry if i.startswith('spade/LetterFeedbackHunt')))\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), SPADE_GYM_SUITES="")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "['spade/LetterFeedbackHunt-v9']"
+    assert "spade/LetterFeedbackHunt-v0 from" in result.stderr and "belongs to builtins:object" in result.stderr
+
+
+def test_registering_a_suite_twice_is_silent(tmp_path):
+    first, second = two_suites(tmp_path, "Again")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert register_suite(first) == register_suite(first) == register_suite(tmp_path / "a" / ".." / "a") \
+            == ["spade/Again-v0"]
+    with pytest.warns(SuiteWarning, match="overrides"):
+        register_suite(second, allow_override=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert register_suite(second, allow_override=True) == register_suite(second) == ["spade/Again-v0"]
+
+
+def test_an_override_is_opt_in_and_every_make_of_it_warns(tmp_path, monkeypatch):
+    monkeypatch.delenv(OVERRIDE_ENV_VAR, raising=False)
+    first, second = two_suites(tmp_path, "Overridden")
+    register_suite(first)
+    with pytest.warns(SuiteWarning, match="is refused"):
+        assert register_suite(second, allow_override=False) == []
+    with pytest.warns(SuiteWarning, match=rf"spade/Overridden-v0 from {second} overrides spade/Overridden-v0 "
+                                          rf"from {first}"):
+        assert register_suite(second, allow_override=True) == ["spade/Overridden-v0"]
+    assert gym.spec("spade/Overridden-v0").kwargs["env_dir"] == str(second / "Overridden-v0")
+    says = rf"spade/Overridden-v0 runs the program of suite {second}, which overrides suite {first}"
+    for _ in range(2):  # every make, not only the first
+        with pytest.warns(SuiteWarning, match=says):
+            gym.make("spade/Overridden-v0").close()
+    with pytest.warns(SuiteWarning, match=says):
+        gym.make_vec("spade/Overridden-v0", num_envs=1).close()
+    third = tmp_path / "c"  # the environment variable opts in for every suite
+    Suite(third).add(GUESS_SOURCE + "\n#3\n", card_for(GUESS_SOURCE + "\n#3\n", "Overridden", version=4))
+    with pytest.warns(SuiteWarning, match="is refused"):
+        assert register_suite(third) == []
+    monkeypatch.setenv(OVERRIDE_ENV_VAR, "1")
+    with pytest.warns(SuiteWarning, match=rf"spade/Overridden-v4 from {third.resolve()} overrides"):
+        assert register_suite(third) == ["spade/Overridden-v4"]
+    with pytest.warns(SuiteWarning, match=rf"spade/Overridden-v4 runs the program of suite {third.resolve()}"):
+        env = gym.make("spade/Overridden")
+    assert env.spec.id == "spade/Overridden-v4"
+    env.close()
 
 
 def test_long_class_names_are_capped(tmp_path):

@@ -8,7 +8,7 @@ import click
 
 from spade_gym.cli.app import handle_errors
 from spade_gym.cli.common import echo, echo_json, existing_suite, safe_markup
-from spade_gym.registry import CARD_KINDS, Suite, register_suite, registered_entries
+from spade_gym.registry import CARD_KINDS, Suite, register_suite, registered_suite_entries
 
 
 def _matches(value: str, wanted: str | None) -> bool:
@@ -16,18 +16,17 @@ def _matches(value: str, wanted: str | None) -> bool:
 
 
 def collect(suite: str | None, skill: str | None, kind: str | None = None) -> list[dict]:
-    """One row per environment (registered ones, or those of ``suite``), filtered."""
+    """One row per environment (registered ones, or those of ``suite``), filtered.
+
+    One pass over the cards: each is read once (parsed once, :meth:`Card.load` keeps what
+    it parsed), not once per id.
+    """
     if suite:
         register_suite(existing_suite(suite))
         entries = Suite(suite).entries()
     else:
-        entries = []
-        for env_id, env_dir in registered_entries():
-            directory = Path(env_dir)
-            try:
-                entries.append(Suite(directory.parent).get(directory.name))
-            except Exception:  # a suite edited after registration: list what still reads
-                continue
+        # a suite edited after registration: list what still reads
+        entries, _unreadable = registered_suite_entries()
     rows = []
     for entry in sorted(entries, key=lambda e: e.id):
         card = entry.card

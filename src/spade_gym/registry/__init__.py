@@ -13,8 +13,10 @@ from spade_gym.registry.card import (
     make_id,
     sanitize_name,
 )
+from spade_gym.registry.files import MAX_PROGRAM_BYTES, read_suite_file
 from spade_gym.registry.make import load_entry, make_env, make_vector_env
 from spade_gym.registry.registration import (
+    OVERRIDE_ENV_VAR,
     SUITES_ENV_VAR,
     bundled_suite_path,
     closest_ids,
@@ -22,12 +24,14 @@ from spade_gym.registry.registration import (
     register_env,
     register_suite,
     registered_entries,
+    registered_suite_entries,
 )
 from spade_gym.registry.suite import Suite, SuiteEntry, read_verified_source, sha256_text
 
 __all__ = [
-    "CARD_KINDS", "CARD_SCHEMA_VERSION", "Card", "SUITES_ENV_VAR", "Suite", "SuiteEntry", "bundled_suite_path",
-    "closest_ids", "designer_label", "env_name_from_class", "load_entry", "make_env", "make_id",
-    "make_vector_env", "read_verified_source", "register_default_suites", "register_env", "register_suite",
-    "registered_entries", "sanitize_name", "sha256_text",
+    "CARD_KINDS", "CARD_SCHEMA_VERSION", "Card", "MAX_PROGRAM_BYTES", "OVERRIDE_ENV_VAR", "SUITES_ENV_VAR", "Suite",
+    "SuiteEntry", "bundled_suite_path", "closest_ids", "designer_label", "env_name_from_class", "load_entry",
+    "make_env", "make_id", "make_vector_env", "read_suite_file", "read_verified_source", "register_default_suites",
+    "register_env", "register_suite", "registered_entries", "registered_suite_entries", "sanitize_name",
+    "sha256_text",
 ]

@@ -10,7 +10,9 @@ designer's memory reads.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -18,6 +20,7 @@ from typing import Any
 
 from spade_gym.contract import GAME_KIND, KINDS
 from spade_gym.errors import RegistryError
+from spade_gym.registry.files import read_suite_file
 
 #: Bump when the card layout changes incompatibly; readers refuse newer versions.
 CARD_SCHEMA_VERSION = 1
@@ -131,17 +134,23 @@ class Card:
                 f"{source}: card schema_version {version!r} is newer than this spade-gym supports "
                 f"({CARD_SCHEMA_VERSION}); upgrade spade-gym"
             )
-        known = {f.name for f in fields(cls)}
         missing = [n for n in ("name", "version", "skill", "description", "max_turns", "sha256") if n not in data]
         if missing:
             raise RegistryError(f"{source}: missing field(s) {', '.join(missing)}")
-        kwargs = {k: v for k, v in data.items() if k in known}
-        kwargs.setdefault("hint", None)
-        card = cls(**kwargs)
+        card = cls._build(data)
         card._check(source)
         if "id" in data and data["id"] != card.id:
             raise RegistryError(f"{source}: id {data['id']!r} does not match name/version ({card.id!r})")
         return card
+
+    @classmethod
+    def _build(cls, data: dict[str, Any]) -> "Card":
+        """The card of decoded JSON, unchecked (:meth:`from_dict` checks; :meth:`load` skips
+        the checks only for bytes that passed them before)."""
+        known = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        kwargs.setdefault("hint", None)
+        return cls(**kwargs)
 
     def _check(self, source: str) -> None:
         """Every field's type and range: readers (``list``, ``show``, the novelty check...)
@@ -182,26 +191,41 @@ class Card:
             raise RegistryError(f"{source}: " + "; ".join(problems))
 
     @classmethod
-    def load(cls, path: Path) -> "Card":
-        """Read and check a card; any problem (size, nesting, encoding, fields) is a
-        :class:`RegistryError` naming the file."""
+    def load(cls, path: str | os.PathLike) -> "Card":
+        """Read and check a card; any problem (file type, size, owner, nesting, encoding,
+        fields) is a :class:`RegistryError` naming the file.
+
+        The file is read through :func:`~spade_gym.registry.files.read_suite_file`. Bytes
+        that already passed :meth:`parse` in this process (known by their sha256, so an
+        edited card is always checked again, however fast it was rewritten) are only
+        decoded: listing a suite, then showing or making its environments, checks each
+        card once. Every call returns a card of its own.
+        """
         path = Path(path)
-        try:
-            with open(path, "rb") as handle:
-                raw = handle.read(MAX_CARD_BYTES + 1)
-        except OSError as exc:
-            raise RegistryError(f"{path}: cannot read card ({exc.strerror or exc})") from None
+        raw = read_suite_file(path, what="card", limit=MAX_CARD_BYTES)
+        digest = hashlib.sha256(raw).digest()
+        if digest in _CHECKED:
+            return cls._build(json.loads(raw.decode("utf-8")))
+        card = cls.parse(raw, source=str(path))
+        if len(_CHECKED) >= _CHECKED_LIMIT:
+            _CHECKED.clear()  # the simplest bound; refilling costs one check per card
+        _CHECKED.add(digest)
+        return card
+
+    @classmethod
+    def parse(cls, raw: bytes, *, source: str = "card") -> "Card":
+        """A card from the bytes of a ``card.json`` (size, nesting, encoding, then fields)."""
         if len(raw) > MAX_CARD_BYTES:
-            raise RegistryError(f"{path}: card is larger than {MAX_CARD_BYTES // 1024} KiB; refusing to read it")
+            raise RegistryError(f"{source}: card is larger than {MAX_CARD_BYTES // 1024} KiB; refusing to read it")
         try:
             data = json.loads(raw.decode("utf-8"))
         except RecursionError:
-            raise RegistryError(f"{path}: card nests deeper than {MAX_CARD_DEPTH} levels") from None
+            raise RegistryError(f"{source}: card nests deeper than {MAX_CARD_DEPTH} levels") from None
         except (UnicodeDecodeError, ValueError) as exc:
-            raise RegistryError(f"{path}: cannot read card ({exc})") from None
+            raise RegistryError(f"{source}: cannot read card ({exc})") from None
         if json_depth(data, MAX_CARD_DEPTH) > MAX_CARD_DEPTH:
-            raise RegistryError(f"{path}: card nests deeper than {MAX_CARD_DEPTH} levels")
-        return cls.from_dict(data, source=str(path))
+            raise RegistryError(f"{source}: card nests deeper than {MAX_CARD_DEPTH} levels")
+        return cls.from_dict(data, source=source)
 
     @classmethod
     def from_report(cls, report, *, skill: str, provenance: dict[str, Any], hint: str | None = None,
@@ -238,6 +262,11 @@ class Card:
 MAX_CLASS_NAME_CHARS = 200
 #: Longest card description written by :meth:`Card.from_report`.
 DESCRIPTION_CHARS = 300
+
+
+#: The sha256 of every ``card.json`` content that passed :meth:`Card.parse` in this process.
+_CHECKED: set[bytes] = set()
+_CHECKED_LIMIT = 65_536
 
 
 def _is_int(value: Any) -> bool:

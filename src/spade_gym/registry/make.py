@@ -16,6 +16,7 @@ import gymnasium as gym
 
 from spade_gym.errors import ConfigError
 from spade_gym.registry.card import Card
+from spade_gym.registry.registration import OVERRIDE_ENV_VAR, OVERRIDE_KWARG, warn_suite
 from spade_gym.registry.suite import CARD_FILE, SuiteEntry
 
 #: Keyword arguments of ``gym.make(id, ...)`` that spade-gym itself takes (the rest go to
@@ -50,11 +51,22 @@ def program_options(card: Card, options: dict[str, Any], own: tuple[str, ...]) -
     return program
 
 
+def warn_if_override(entry: SuiteEntry, overridden: str | None) -> None:
+    """Every make of an id registered over another suite's says so: an override was asked
+    for once, at registration, and a run much later must not silently play another program."""
+    if overridden:
+        warn_suite(f"{entry.id} runs the program of suite {entry.directory.parent}, which overrides suite "
+                   f"{overridden} ({OVERRIDE_ENV_VAR} or register_suite(..., allow_override=True))",
+                   entry.directory)
+
+
 def make_env(*, env_dir: str, hint: Any = False, **options: Any) -> gym.Env:
     """Entry point of every registered id: ``gym.make(id, hint=True, difficulty="hard", ...)``."""
     from spade_gym.env import SpadeEnv, with_hint
 
+    overridden = options.pop(OVERRIDE_KWARG, None)
     entry = load_entry(env_dir)
+    warn_if_override(entry, overridden)
     program = program_options(entry.card, options, ENV_OPTIONS)
     own = {key: value for key, value in options.items() if key not in program}
     env = SpadeEnv(entry.read_source(), card=entry.card, fallback_max_turns=entry.card.max_turns,
@@ -67,7 +79,9 @@ def make_vector_env(num_envs: int = 1, *, env_dir: str, **options: Any):
     from spade_gym.env.vector import SpadeVectorEnv
 
     options.pop("max_episode_steps", None)  # gymnasium passes it; the turn limit is the env's own
+    overridden = options.pop(OVERRIDE_KWARG, None)
     entry = load_entry(env_dir)
+    warn_if_override(entry, overridden)
     program = program_options(entry.card, options, VECTOR_OPTIONS)
     own = {key: value for key, value in options.items() if key not in program}
     return SpadeVectorEnv(num_envs, source=entry.read_source(), card=entry.card,

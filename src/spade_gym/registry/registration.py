@@ -5,8 +5,15 @@ an environment is actually made — so ``import spade_gym`` stays cheap however 
 the bundled suite grows. It never raises for what it finds on disk: a suite or entry
 that cannot be read or trusted is skipped with a :class:`~spade_gym.errors.SuiteWarning`.
 
+**An id means one program.** The first registration of a ``spade/<Name>`` owns that name:
+another suite (or adapter) can neither replace one of its ids nor add a version to it
+(which would capture ``gym.make("spade/<Name>")``); such a registration is refused with a
+:class:`~spade_gym.errors.SuiteWarning` naming both suites. Only an explicit opt-in
+(``register_suite(path, allow_override=True)``, or ``$SPADE_GYM_ALLOW_OVERRIDE=1`` for
+every suite) overrides, and then every ``gym.make`` of an overriding id warns again.
+
 Other kinds of environment (benchmark adapters) register through :func:`register_env`,
-which applies the same id rules and shadowing warnings.
+which applies the same id rules.
 """
 
 from __future__ import annotations
@@ -21,11 +28,17 @@ import gymnasium as gym
 from spade_gym.display import printable
 from spade_gym.errors import RegistryError, SuiteWarning
 from spade_gym.registry.card import NAMESPACE
-from spade_gym.registry.suite import Suite
+from spade_gym.registry.suite import Suite, SuiteEntry
 
 #: Environment variable listing extra suite directories (``os.pathsep``-separated)
 #: registered on ``import spade_gym``.
 SUITES_ENV_VAR = "SPADE_GYM_SUITES"
+#: Environment variable that lets a later suite override ids and names an earlier one owns
+#: (``1``, ``true`` or ``yes``): the default of ``allow_override`` in :func:`register_suite`.
+OVERRIDE_ENV_VAR = "SPADE_GYM_ALLOW_OVERRIDE"
+#: The spec keyword that marks an overriding registration: it names the suite overridden,
+#: and the entry points warn on every make (:mod:`spade_gym.registry.make`).
+OVERRIDE_KWARG = "overrides_suite"
 
 ENTRY_POINT = "spade_gym.registry.make:make_env"
 VECTOR_ENTRY_POINT = "spade_gym.registry.make:make_vector_env"
@@ -49,43 +62,69 @@ def warn_suite(message: str, path: str | os.PathLike | None = None) -> None:
     warnings.warn_explicit(printable(message, newlines=False), SuiteWarning, location, 0, module="spade_gym.registry")
 
 
+def override_allowed(allow_override: bool | None = None) -> bool:
+    """``allow_override`` if given, else whether ``$SPADE_GYM_ALLOW_OVERRIDE`` says yes."""
+    if allow_override is not None:
+        return bool(allow_override)
+    return os.environ.get(OVERRIDE_ENV_VAR, "").strip().lower() in ("1", "true", "yes")
+
+
 def register_env(env_id: str, entry_point: str, *, kwargs: dict | None = None,
-                 vector_entry_point: str | None = None, origin: str = "") -> bool:
+                 vector_entry_point: str | None = None, origin: str = "",
+                 allow_override: bool | None = None) -> bool:
     """Register one ``spade/`` id; the hook suites and adapters (e.g. benchmarks) share.
 
-    Returns True if ``env_id`` is registered with these ``kwargs`` afterwards. An id
-    already registered differently is left alone (first registration wins) with a
-    warning, and a new latest version of a name that comes from somewhere else
-    (``Name-v99`` capturing ``gym.make("spade/Name")``) is registered with a warning.
+    Returns True if ``env_id`` is registered with these ``kwargs`` afterwards (registering
+    the same thing again is a no-op, without a warning). ``origin`` (a suite directory;
+    default ``entry_point``) is who asks. The name ``spade/<Name>`` belongs to the origin
+    that first registered a version of it: ``env_id`` from any other origin is refused
+    with a warning, whether it is the same id or a new version, unless ``allow_override``
+    (default: ``$SPADE_GYM_ALLOW_OVERRIDE``), when it replaces the id (or adds the
+    version) with a warning, and every make of it warns too.
     """
-    origin = origin or entry_point
-    namespace, name, version = gym.envs.registration.parse_env_id(env_id)
+    origin = _normal(origin or entry_point)
+    namespace, name, _version = gym.envs.registration.parse_env_id(env_id)
     if namespace != NAMESPACE:
         raise RegistryError(f"{env_id!r} is not in the {NAMESPACE}/ namespace")
-    kwargs = dict(kwargs or {})
+    kwargs = {key: value for key, value in (kwargs or {}).items() if key != OVERRIDE_KWARG}
     existing = gym.registry.get(env_id)
     if existing is not None:
-        if existing.entry_point == entry_point and existing.kwargs == kwargs:
+        if existing.entry_point == entry_point and _own_kwargs(existing) == kwargs:
             return True
-        warn_suite(f"{env_id} from {origin} is ignored: that id is already registered "
-                   f"from {_origin(existing)}", origin)
-        return False
-    rivals = [spec for spec in gym.registry.values()
+        if _origin(existing) == origin:  # one suite, two directories claiming one id: the first wins
+            warn_suite(f"{env_id} from {_where(kwargs, origin)} is ignored: that id is already "
+                       f"registered from {_where(existing.kwargs, _origin(existing))}", origin)
+            return False
+    owners = [spec for spec in gym.registry.values()
               if spec.namespace == namespace and spec.name == name and _origin(spec) != origin]
-    latest = max(rivals, key=lambda spec: spec.version or 0, default=None)
-    if latest is not None and (version or 0) > (latest.version or 0):
-        warn_suite(f"{env_id} from {origin} shadows {latest.id} from {_origin(latest)}: "
-                   f"gym.make('{namespace}/{name}') now makes {env_id}", origin)
+    if owners:
+        owner = existing if existing is not None else max(owners, key=lambda spec: spec.version or 0)
+        what = (f"that id is already registered from {_origin(owner)}" if existing is not None else
+                f"the name {namespace}/{name} belongs to {_origin(owner)} "
+                f"({', '.join(sorted(spec.id for spec in owners))})")
+        if not override_allowed(allow_override):
+            warn_suite(f"{env_id} from {origin} is refused: {what}, and no suite replaces or adds versions to "
+                       f"another suite's ids (gym.make of {namespace}/{name} keeps running {_origin(owner)}'s "
+                       f"programs); to override on purpose, set {OVERRIDE_ENV_VAR}=1 or call "
+                       f"register_suite(path, allow_override=True)", origin)
+            return False
+        warn_suite(f"{env_id} from {origin} overrides {owner.id} from {_origin(owner)} ({what}; allowed by "
+                   f"{OVERRIDE_ENV_VAR} or allow_override=True); every gym.make of it will say so", origin)
+        kwargs[OVERRIDE_KWARG] = _origin(owner)
+        if existing is not None:
+            del gym.registry[env_id]  # replaced on purpose (gymnasium would log its own warning)
     gym.register(id=env_id, entry_point=entry_point, vector_entry_point=vector_entry_point, kwargs=kwargs,
                  disable_env_checker=False)
     return True
 
 
-def register_suite(path: str | os.PathLike) -> list[str]:
+def register_suite(path: str | os.PathLike, *, allow_override: bool | None = None) -> list[str]:
     """Register every environment of the suite at ``path``; returns their ids.
 
-    Re-registering the same suite is harmless. Entries that cannot be read or trusted,
-    and ids already registered from another directory, are skipped with a warning.
+    Registering the same suite again is a no-op, without warnings. Entries that cannot be
+    read or trusted, and ids or names that another suite owns (see :func:`register_env`),
+    are skipped with a warning; ``allow_override=True`` (default: ``$SPADE_GYM_ALLOW_OVERRIDE``)
+    lets this suite override them instead.
     """
     suite = Suite(Path(path).expanduser().resolve())
     entries = suite.entries()
@@ -94,7 +133,8 @@ def register_suite(path: str | os.PathLike) -> list[str]:
     registered = []
     for entry in entries:
         if register_env(entry.id, ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT,
-                        kwargs={"env_dir": str(entry.directory)}, origin=str(suite.path)):
+                        kwargs={"env_dir": str(entry.directory)}, origin=str(suite.path),
+                        allow_override=allow_override):
             registered.append(entry.id)
     return registered
 
@@ -124,13 +164,28 @@ def register_default_suites() -> list[str]:
     return ids
 
 
-def registered_entries():
+def registered_entries() -> list[tuple[str, str]]:
     """(id, env_dir) of every suite environment currently registered."""
     return [
         (spec.id, spec.kwargs["env_dir"])
         for spec in gym.registry.values()
         if spec.entry_point == ENTRY_POINT and "env_dir" in spec.kwargs
     ]
+
+
+def registered_suite_entries() -> tuple[list[SuiteEntry], list[str]]:
+    """The suite entry of every registered suite environment, one card read each (a suite
+    re-read per id would cost N² reads), and why each one that no longer reads was left out."""
+    entries, problems = [], []
+    suites: dict[str, Suite] = {}
+    for _env_id, env_dir in registered_entries():
+        directory = Path(env_dir)
+        suite = suites.setdefault(str(directory.parent), Suite(directory.parent))
+        try:
+            entries.append(suite.entry(directory.name))
+        except RegistryError as exc:
+            problems.append(str(exc))
+    return entries, problems
 
 
 def closest_ids(env_id: str, n: int = SUGGESTIONS) -> list[str]:
@@ -180,7 +235,25 @@ def install_unknown_id_message() -> None:
 
 
 def _origin(spec) -> str:
+    """Who registered ``spec``: its suite directory, else its entry point."""
     env_dir = spec.kwargs.get("env_dir") if isinstance(spec.kwargs, dict) else None
     if env_dir:
-        return str(Path(env_dir).parent)
-    return str(spec.entry_point)
+        return _normal(os.path.dirname(os.path.normpath(str(env_dir))))
+    return _normal(str(spec.entry_point))
+
+
+def _normal(origin: str) -> str:
+    """Origins compare as paths where they are paths (``a/b/`` and ``a/b`` are one suite)."""
+    return os.path.normpath(origin) if os.sep in origin else origin
+
+
+def _own_kwargs(spec) -> dict:
+    """A spec's keyword arguments without the override mark (what a registration asked for)."""
+    kwargs = spec.kwargs if isinstance(spec.kwargs, dict) else {}
+    return {key: value for key, value in kwargs.items() if key != OVERRIDE_KWARG}
+
+
+def _where(kwargs: dict, origin: str) -> str:
+    """The entry directory a registration names, else its origin (for messages)."""
+    env_dir = kwargs.get("env_dir") if isinstance(kwargs, dict) else None
+    return str(env_dir) if env_dir else origin

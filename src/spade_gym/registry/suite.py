@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -22,12 +23,16 @@ from filelock import FileLock
 
 from spade_gym.errors import IntegrityError, RegistryError
 from spade_gym.registry.card import Card, sanitize_name
+from spade_gym.registry.files import MAX_PROGRAM_BYTES, inspect_suite_file, read_suite_file
 from spade_gym.registry.trust import untrusted_reason
 
 ENV_FILE = "env.py"
 CARD_FILE = "card.json"
 LOCK_FILE = ".suite.lock"
 _STALE_TMP_SECONDS = 3600
+#: What an entry directory's name looks like (``<Name>-v<N>``, :attr:`Card.dirname`). No
+#: card name or id has this form, so :meth:`Suite.get` of one reads that directory only.
+_DIRNAME = re.compile(r"[\w\-][\w.\-]*-v\d+")
 
 
 def sha256_text(source: str) -> str:
@@ -51,24 +56,27 @@ class SuiteEntry:
 
     def read_source(self) -> str:
         """The program text, after checking who could write it and its checksum."""
-        reason = untrusted_reason(self.directory.parent, self.directory, self.directory / CARD_FILE, self.env_path)
+        reason = untrusted_reason(self.directory.parent, self.directory, self.directory / CARD_FILE)
         if reason is not None:
             raise IntegrityError(f"refusing to run {self.id}: {reason}")
         return read_verified_source(self.env_path, self.card.sha256)
 
 
-def read_verified_source(env_path: Path, expected_sha256: str) -> str:
-    try:
-        data = Path(env_path).read_bytes()
-    except OSError as exc:
-        raise RegistryError(f"{env_path}: cannot read program ({exc.strerror})") from None
+def read_verified_source(env_path: str | os.PathLike, expected_sha256: str) -> str:
+    """The text of ``env_path`` if it is a trusted regular file of at most
+    :data:`~spade_gym.registry.files.MAX_PROGRAM_BYTES` whose sha256 is ``expected_sha256``
+    (checked and read through one descriptor: :func:`~spade_gym.registry.files.read_suite_file`)."""
+    data = read_suite_file(env_path, what="program", limit=MAX_PROGRAM_BYTES)
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected_sha256:
         raise IntegrityError(
             f"{env_path} does not match the sha256 on its card (expected {expected_sha256[:12]}..., "
             f"found {actual[:12]}...): the file was modified or corrupted; refusing to run it"
         )
-    return data.decode("utf-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise IntegrityError(f"{env_path} is not UTF-8 text ({exc}); refusing to run it") from None
 
 
 class Suite:
@@ -108,12 +116,7 @@ class Suite:
             skip(str(error))
 
         try:
-            if not self.path.is_dir():
-                raise RegistryError(f"suite directory {self.path} does not exist"
-                                    + (" (it is a file)" if self.path.exists() else ""))
-            reason = untrusted_reason(self.path)
-            if reason is not None:
-                raise IntegrityError(f"refusing suite {self.path}: {reason}")
+            self._check_suite()
             directories = sorted(self.path.iterdir())
         except Exception as exc:  # noqa: BLE001 - reported through failed()
             failed(exc, self.path)
@@ -121,7 +124,9 @@ class Suite:
         out = []
         for directory in directories:
             try:
-                if directory.name.startswith(".") or not (directory / CARD_FILE).is_file():
+                # lexists, not is_file: a card.json that is a FIFO, a device or a link loop is a
+                # hostile entry to report, not a directory without a card to pass over
+                if directory.name.startswith(".") or not os.path.lexists(directory / CARD_FILE):
                     continue
                 entry = self._read_entry(directory)
             except Exception as exc:  # noqa: BLE001 - a hostile card must not break every reader
@@ -130,14 +135,51 @@ class Suite:
             out.append(entry)
         return out
 
+    def _check_suite(self) -> None:
+        """Raise unless the suite directory exists and is trusted."""
+        if not self.path.is_dir():
+            raise RegistryError(f"suite directory {self.path} does not exist"
+                                + (" (it is a file)" if self.path.exists() else ""))
+        reason = untrusted_reason(self.path)
+        if reason is not None:
+            raise IntegrityError(f"refusing suite {self.path}: {reason}")
+
     @staticmethod
     def _read_entry(directory: Path) -> SuiteEntry:
-        reason = untrusted_reason(directory, directory / CARD_FILE)
+        """The entry in ``directory``: its card read and checked, and its program checked to be
+        a readable, trusted regular file within the cap (not read: registration stays cheap)."""
+        reason = untrusted_reason(directory)
         if reason is not None:
             raise IntegrityError(f"refusing {directory.name}: {reason}")
-        return SuiteEntry(Card.load(directory / CARD_FILE), directory)
+        card = Card.load(directory / CARD_FILE)
+        inspect_suite_file(directory / ENV_FILE, what="program", limit=MAX_PROGRAM_BYTES)
+        return SuiteEntry(card, directory)
+
+    def entry(self, dirname: str) -> SuiteEntry:
+        """The environment in the directory ``dirname`` of this suite, with the checks of
+        :meth:`entries_or_raise`, reading no other card (one lookup costs one card, not the suite)."""
+        if not dirname or dirname.startswith(".") or os.sep in dirname or (os.altsep and os.altsep in dirname):
+            raise RegistryError(f"{dirname!r} is not an environment directory name")
+        try:
+            self._check_suite()
+            directory = self.path / dirname
+            if not os.path.lexists(directory / CARD_FILE):
+                raise RegistryError(f"no environment {dirname!r} in suite {self.path}")
+            return self._read_entry(directory)
+        except Exception as exc:  # noqa: BLE001 - whatever is on disk becomes a RegistryError
+            raise _as_registry_error(exc, self.path / dirname) from None
 
     def get(self, env_id_or_name: str) -> SuiteEntry:
+        """The first entry (by directory name) whose id, name or directory is ``env_id_or_name``.
+
+        A directory name (``Name-v3``) reads that directory only: no card name or id can
+        take that form, so no other entry could match first.
+        """
+        if _DIRNAME.fullmatch(env_id_or_name) and os.path.lexists(self.path / env_id_or_name / CARD_FILE):
+            try:
+                return self.entry(env_id_or_name)
+            except RegistryError:
+                pass  # the full pass below says why, as it always has
         for entry in self.entries():
             if env_id_or_name in (entry.id, entry.card.name, entry.directory.name):
                 return entry

@@ -28,14 +28,23 @@ def untrusted_reason(*paths: Path) -> str | None:
 
     Symbolic links are followed: what matters is who can write what is read.
     """
-    uids = trusted_uids()
     for path in paths:
         try:
             info = os.stat(path)
         except OSError as exc:
             return f"cannot inspect {path} ({exc.strerror or exc})"
-        if info.st_mode & stat.S_IWOTH:
-            return f"{path} is writable by every user (mode {stat.filemode(info.st_mode)})"
-        if info.st_uid not in uids:
-            return f"{path} is owned by another user (uid {info.st_uid})"
+        reason = untrusted_stat_reason(path, info)
+        if reason is not None:
+            return reason
+    return None
+
+
+def untrusted_stat_reason(path: str | os.PathLike, info: os.stat_result) -> str | None:
+    """Why the file described by ``info`` (a ``stat`` or ``fstat`` of ``path``) cannot be
+    trusted, or None. Readers pass the ``fstat`` of the descriptor they read from, so the
+    file judged is the file read."""
+    if info.st_mode & stat.S_IWOTH:
+        return f"{path} is writable by every user (mode {stat.filemode(info.st_mode)})"
+    if info.st_uid not in trusted_uids():
+        return f"{path} is owned by another user (uid {info.st_uid})"
     return None
