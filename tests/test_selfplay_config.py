@@ -41,11 +41,11 @@ def test_bad_override_is_one_line_error(override, tmp_path):
 
 def test_good_overrides_take_their_type():
     config = apply_overrides(load_preset("cpu-test"), [
-        "iterations=5", "reward.mode=paper", "reward.regret_scale=0.2", "temperature=0.7", "hint_temperature=null",
+        "iterations=5", "reward.mode=paper", "reward.regret_scale=0.2", "temperature=0.7", "regret_temperature=null",
         "skills=Logical Deduction", "grpo.bf16=false", "warmstart.epochs=3"])
     assert config.iterations == 5 and isinstance(config.iterations, int)
     assert config.reward.mode == "paper" and config.reward.regret_scale == 0.2
-    assert config.temperature == 0.7 and config.hint_temperature is None
+    assert config.temperature == 0.7 and config.regret_temperature is None
     assert config.skills == ("Logical Deduction",) and config.grpo["bf16"] is False
     assert config.warmstart.epochs == 3
 
@@ -93,3 +93,34 @@ def test_tool_use_gpu_presets_design_tool_use_environments():
         assert {skill_by_name(s).kind for s in tools.skill_names()} == {"tool-use"}
         # everything but the kind is the game recipe
         assert (tools.model, tools.temperature, tools.grpo) == (games.model, games.temperature, games.grpo)
+
+
+def test_removed_hint_temperature_is_refused_with_its_replacement():
+    """A config.json from before regret's arms shared one temperature."""
+    from spade_gym.selfplay.config import SelfPlayConfig
+
+    data = load_preset("qwen3-4b").to_dict()
+    data.pop("regret_temperature")
+    assert SelfPlayConfig.from_dict({**data, "hint_temperature": None}).regret_temperature is None
+    with pytest.raises(ConfigError, match="hint_temperature=0.3 is no longer a setting.*regret_temperature"):
+        SelfPlayConfig.from_dict({**data, "hint_temperature": 0.3})
+
+
+def test_checkpoints_every_few_iterations_on_gpu():
+    for name in ("qwen3-4b", "qwen3-8b", "qwen3-4b-tools"):
+        config = load_preset(name)
+        assert config.save_steps > 1 and config.save_total_limit == 2
+    assert load_preset("cpu-test").save_steps == 1
+    config = apply_overrides(load_preset("cpu-test"), ["save_steps=3", "save_total_limit=null"])
+    assert (config.save_steps, config.save_total_limit) == (3, None)
+
+
+@pytest.mark.parametrize("override, message", [
+    ("save_steps=0", "save_steps must be >= 1"),
+    ("save_total_limit=1", "save_total_limit must be >= 2"),
+    ("grpo.save_steps=4", "set save_steps=4 instead"),
+    ("grpo.save_strategy=epoch", "a checkpoint is what commits an iteration"),
+])
+def test_checkpoint_settings_are_checked(override, message):
+    with pytest.raises(ConfigError, match=message):
+        apply_overrides(load_preset("cpu-test"), [override])

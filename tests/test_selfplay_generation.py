@@ -14,6 +14,7 @@ pytest.importorskip("trl")
 from spade_gym.errors import ConfigError  # noqa: E402
 from spade_gym.selfplay.generation import (  # noqa: E402
     TransformersGenerator, VLLMColocateGenerator, VLLMServerGenerator, check_temperatures, make_generator,
+    sample_seeds,
 )
 from spade_gym.selfplay.policy import TokenAgent, TokenPolicy  # noqa: E402
 
@@ -133,12 +134,39 @@ def test_vllm_server_is_used_when_configured():
     client = FakeClient()
     generator._client = client
     samples = generator.sample([[1, 2], [3]], max_new_tokens=8, temperature=0.6, seed=4)
-    call = client.calls[0]
-    assert call["prompts"] == [[1, 2], [3]] and call["temperature"] == 0.6 and call["max_tokens"] == 8
-    assert call["generation_kwargs"] == {"seed": 4} and call["n"] == 1
+    # The server applies a request's seed to all its prompts: one request per sample, each its own seed.
+    calls = sorted(client.calls, key=lambda c: c["prompts"])
+    assert [c["prompts"] for c in calls] == [[[1, 2]], [[3]]]
+    assert [c["generation_kwargs"] for c in calls] == [{"seed": s} for s in sample_seeds(4, 2)]
+    assert all(c["temperature"] == 0.6 and c["max_tokens"] == 8 and c["n"] == 1 for c in calls)
     # cut after the end-of-turn token, with its logprob
     assert samples[0].completion_ids == [7, 8, 2] and samples[0].logprobs == [-0.5, -0.25, -0.125]
     assert samples[0].finished
+    # unseeded: one request for the whole call (the server's own stream differs per sample)
+    client.calls.clear()
+    generator.sample([[1, 2], [3]], max_new_tokens=8, temperature=0.6)
+    assert len(client.calls) == 1 and client.calls[0]["generation_kwargs"] == {}
+
+
+def test_sample_seeds_are_distinct_and_reproducible():
+    seeds = sample_seeds(11, 64)
+    assert len(set(seeds)) == 64 and seeds == sample_seeds(11, 64) and all(0 <= s < 2**31 for s in seeds)
+    assert sample_seeds(11, 3) == seeds[:3]  # a sample's seed does not depend on the call's size
+    assert not set(sample_seeds(12, 64)) & set(seeds)  # the next call (an agent's next turn) is elsewhere
+
+
+def test_vllm_colocate_seeds_each_prompt(monkeypatch):
+    import sys
+
+    from fakes import FakeVLLM
+
+    fake = FakeVLLM(lambda prompt, seed: f"{prompt}|{seed}")
+    monkeypatch.setitem(sys.modules, "vllm", fake.vllm_module)
+    generator = make_generator(fake.trainer("colocate"), fake.tokenizer, loss_temperature=0.6)
+    samples = generator.sample([[65, 66]] * 3, max_new_tokens=64, temperature=0.6, seed=4)
+    assert [r["seed"] for r in fake.requests] == sample_seeds(4, 3)
+    assert len({tuple(s.completion_ids) for s in samples}) == 3
+    assert all(s.finished and s.logprobs == [-0.5] * len(s.completion_ids) for s in samples)
 
 
 def test_vllm_colocate_is_used_when_configured():
@@ -160,6 +188,17 @@ def test_vllm_needs_sampling_at_the_loss_temperature():
     check_temperatures(use_vllm=True, loss_temperature=0.6, role_temperatures={"designer": 0.6, "agent": 0.6})
 
 
+def test_trained_regret_plays_sample_at_the_loss_temperature_with_vllm():
+    from spade_gym.selfplay.presets import load_preset
+
+    config = load_preset("qwen3-4b")
+    config.regret_temperature = 0.3
+    with pytest.raises(ConfigError, match="regret_temperature=0.3 differs"):
+        config.validate()
+    config.train_on_regret_plays = False  # regret plays not trained on: their log-probabilities are unused
+    config.validate()
+
+
 def test_gpu_presets_take_the_vllm_path_at_the_loss_temperature():
     from spade_gym.selfplay.presets import load_preset
 
@@ -167,6 +206,7 @@ def test_gpu_presets_take_the_vllm_path_at_the_loss_temperature():
         config = load_preset(name)
         assert config.grpo["use_vllm"] is True
         assert config.designer_temperature == config.agent_temperature == config.temperature
+        assert config.regret_play_temperature == config.temperature
         config.validate()
 
 

@@ -42,9 +42,9 @@ class SeededDesigner(FakeOpenAI):
                             for i, t in enumerate(texts)], "usage": {}}
 
 
-def command(run_dir: Path, url: str, *extra: str) -> list[str]:
+def command(run_dir: Path, url: str, *extra: str, iterations: int = ITERATIONS) -> list[str]:
     return [sys.executable, "-m", "spade_gym.cli", "selfplay", "--output", str(run_dir), "--iterations",
-            str(ITERATIONS), *extra]
+            str(iterations), *extra]
 
 
 def start_args(url: str) -> list[str]:
@@ -57,13 +57,13 @@ def environment() -> dict:
     return dict(os.environ, PYTHONPATH=f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
 
 
-def outcome(run_dir: Path) -> dict:
+def outcome(run_dir: Path, iterations: int = ITERATIONS) -> dict:
     rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
     keep = ("iteration", "designed", "valid", "registered", "failed_checks", "regret_mean", "designer_reward_mean",
             "agent_return_mean", "pool_size", "trained_regret_groups", "tokens_agent")
-    state = json.loads((run_dir / f"checkpoint-{ITERATIONS}" / "spade_state.json").read_text())
+    state = json.loads((run_dir / f"checkpoint-{iterations}" / "spade_state.json").read_text())
     return {"metrics": [{k: r.get(k) for k in keep} for r in rows], "registered": state["registered"],
-            "outcomes": state["outcomes"], "plays": state["plays"]}
+            "outcomes": state["outcomes"], "plays": state["plays"], "card_stats": state.get("card_stats")}
 
 
 def weights(run_dir: Path):
@@ -100,3 +100,37 @@ def test_kill_and_resume_matches_an_uninterrupted_run(tmp_path):
     a, b = weights(straight), weights(killed)
     for name in a:
         assert torch.allclose(a[name], b[name], atol=1e-5), (name, note)
+
+
+def test_resume_from_a_checkpoint_several_iterations_back(tmp_path):
+    """save_steps=2: a run that lost its last checkpoint resumes two iterations back and
+    replays them exactly, though those iterations had registered programs, refreshed the
+    committed programs' cards (which the design prompts read) and logged metrics."""
+    import shutil
+
+    import torch
+
+    server = SeededDesigner()
+    try:
+        straight = tmp_path / "straight"
+        subprocess.run(command(straight, server.url, *start_args(server.url), "--set", "save_steps=2",
+                               "--set", "save_total_limit=null", iterations=4),
+                       env=environment(), check=True, capture_output=True, timeout=1500)
+        assert sorted(p.name for p in straight.glob("checkpoint-*")) == ["checkpoint-2", "checkpoint-4"]
+        straight_requests = [body for _, body in server.requests]
+        lost = tmp_path / "lost"
+        shutil.copytree(straight, lost)
+        shutil.rmtree(lost / "checkpoint-4")  # killed before iteration 4's checkpoint
+        del server.requests[:]
+        resumed = subprocess.run(command(lost, server.url, "--resume", iterations=4), env=environment(),
+                                 capture_output=True, text=True, timeout=1500)
+        assert resumed.returncode == 0, resumed.stderr[-3000:]
+        replayed = [body for _, body in server.requests]
+    finally:
+        server.close()
+    assert outcome(lost, 4) == outcome(straight, 4)
+    # iterations 3 and 4 asked for the same designs with the same prompts (the frontier memory included)
+    assert replayed == straight_requests[-len(replayed):] and len(replayed) == 2
+    a, b = weights(straight), weights(lost)
+    for name in a:
+        assert torch.allclose(a[name], b[name], atol=1e-5), name

@@ -297,3 +297,41 @@ def test_delayed_designs_of_each_rank_stay_on_it(rollout):
     assert len(rollout.state.pending_samples) == 4  # its own tokens only
     rows, trained, _ = _iteration(rollout, 2, [])
     assert trained == 1 and len(rows) == 4 and [r[0] for r in rows] == [[101], [101], [201], [201]]
+
+
+def test_resume_gives_committed_cards_back_their_checkpoint_stats(rollout, tmp_path):
+    """With save_steps > 1 a resume replays several iterations; those after the checkpoint
+    refreshed the committed programs' cards (their window win rates, which the design
+    prompts' frontier memory reads), so the roll-back restores the checkpoint's stats and
+    removes what was registered after it."""
+    import json
+    from types import SimpleNamespace
+
+    from spade_gym.selfplay.callback import SpadeCallback
+    from spade_gym.selfplay.loop import STATE_FILE, _roll_back
+    from spade_gym.selfplay.rollout import RunState
+
+    new = _registered_design(rollout)
+    env_id = str(new.env_id)
+    rollout.regret_plays = [(env_id, 0.0)] * 4
+    rollout._settle_designer_rewards([new], 1, [])
+    rollout.state.iteration = 1
+    (rollout.run_dir / "checkpoint-1").mkdir()
+    callback = SpadeCallback(rollout, tmp_path / "metrics.jsonl", ranks=rollout.ranks,
+                             progress=Progress(enabled=False), iterations=3)
+    callback.on_save(SimpleNamespace(output_dir=str(rollout.run_dir)), SimpleNamespace(global_step=1), None)
+    saved = json.loads((rollout.run_dir / "checkpoint-1" / STATE_FILE).read_text())
+    at_checkpoint = Suite(rollout.suite.path).get(env_id).card.stats
+    assert saved["card_stats"] == {env_id: at_checkpoint} and at_checkpoint["win_rate"] == 0.0
+    # iterations 2 and 3 (never checkpointed): the agent wins there, the card follows; 3 registers OddOne
+    rollout.regret_plays = []
+    rollout._settle_designer_rewards([], 2, [(env_id, 1.0)] * 4)
+    rollout.state.iteration = 2
+    rollout._refresh_frontier()
+    later = validate(rollout, [design(designer_completion(DEMO_DESIGNS[1].source, DEMO_DESIGNS[1].hint), 1)])[0]
+    assert later.valid
+    assert Suite(rollout.suite.path).get(env_id).card.stats["win_rate"] == 0.5
+    _roll_back(rollout.run_dir, RunState.from_dict(saved))
+    suite = Suite(rollout.suite.path)
+    assert [e.id for e in suite.entries()] == [env_id]
+    assert suite.get(env_id).card.stats == at_checkpoint

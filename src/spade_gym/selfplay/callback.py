@@ -82,7 +82,9 @@ class SpadeCallback(TrainerCallback):
             self.ranks.barrier()
         if self.ranks.is_main and target.is_dir():
             state = self.rollout.state
-            state.registered = sorted(e.id for e in self.rollout.suite.entries())
+            entries = self.rollout.suite.entries()
+            state.registered = sorted(e.id for e in entries)
+            state.card_stats = {e.id: dict(e.card.stats or {}) for e in entries}
             tmp = target / "spade_state.json.tmp"
             tmp.write_text(json.dumps(state.to_dict()))
             tmp.replace(target / "spade_state.json")

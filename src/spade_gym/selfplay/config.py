@@ -93,8 +93,13 @@ class SelfPlayConfig:
     agent_groups: int = 2
     paired_seeds: int = 4
     agent_temperature: float = 0.8
-    #: Temperature of the with-hint regret plays (never trained on; None: agent_temperature).
-    hint_temperature: float | None = None
+    #: Temperature of the paired regret plays, both arms: with and without the hint (None:
+    #: agent_temperature). One temperature for both, so regret measures what the hint is
+    #: worth and nothing of what a temperature is worth. The no-hint arm is trained on
+    #: (``train_on_regret_plays``), so with vLLM it must then equal the loss ``temperature``.
+    #: (The hint itself is written by the designer, in the same completion as its program:
+    #: at ``designer_temperature``.)
+    regret_temperature: float | None = None
     max_turn_tokens: int = 1024
     #: Token budget of one agent training sample: a whole episode's completion tokens
     #: (sample_unit "episode"), or one turn's prompt plus its reply ("turn").
@@ -134,6 +139,13 @@ class SelfPlayConfig:
     designer_training_delay: int = 0
     learning_rate: float = 1e-6
     beta: float = 0.0
+    #: A checkpoint every this many iterations (and after the last one). A kill loses the
+    #: iterations since the last checkpoint; a resume replays them exactly.
+    save_steps: int = 1
+    #: Checkpoints kept, the newest (None: all). At least 2: TRL deletes the old ones when it
+    #: writes a new one, before the loop commits it (``spade_state.json``), so a kill in
+    #: between must still find the previous one.
+    save_total_limit: int | None = 2
     #: Extra fields passed to TRL's GRPOConfig as they are (bf16, use_vllm, ...).
     grpo: dict[str, Any] = field(default_factory=dict)
     report_to: tuple[str, ...] = ("tensorboard",)
@@ -183,16 +195,37 @@ class SelfPlayConfig:
             raise ConfigError("designer_training_delay and keep_rejected must be >= 0")
         if self.temperature <= 0:
             raise ConfigError("temperature (the loss temperature) must be > 0")
-        if self.designer_temperature < 0 or self.agent_temperature < 0:
+        if self.save_steps < 1:
+            raise ConfigError("save_steps must be >= 1 (a checkpoint every that many iterations)")
+        if self.save_total_limit is not None and self.save_total_limit < 2:
+            raise ConfigError("save_total_limit must be >= 2 (or null: keep all): TRL deletes old checkpoints "
+                              "before the new one is committed, so a kill in between needs the previous one")
+        for key in ("save_steps", "save_total_limit", "save_strategy"):
+            if key in self.grpo:
+                hint = f"set {key}={self.grpo[key]} instead" if key != "save_strategy" else \
+                    "a checkpoint is what commits an iteration; choose how often with save_steps"
+                raise ConfigError(f"grpo.{key} is the loop's own setting: {hint}")
+        if self.designer_temperature < 0 or self.agent_temperature < 0 or self.regret_play_temperature < 0:
             raise ConfigError("sampling temperatures must be >= 0")
         if self.reward.designer_reward_delay and self.designer == "policy":
             _check_delayed_designer_correction(self.grpo)
         if self.grpo.get("use_vllm"):
             from spade_gym.selfplay.generation import check_temperatures
 
-            check_temperatures(use_vllm=True, loss_temperature=self.temperature,
-                               role_temperatures={"designer": self.designer_temperature,
-                                                  "agent": self.agent_temperature})
+            trained = {"designer": self.designer_temperature, "agent": self.agent_temperature}
+            if self.regret_plays_trained and self.regret_temperature is not None:
+                trained["regret"] = self.regret_temperature
+            check_temperatures(use_vllm=True, loss_temperature=self.temperature, role_temperatures=trained)
+
+    @property
+    def regret_play_temperature(self) -> float:
+        """The one temperature of both regret arms."""
+        return self.agent_temperature if self.regret_temperature is None else self.regret_temperature
+
+    @property
+    def regret_plays_trained(self) -> bool:
+        """Whether the agent trains on its no-hint regret plays (one GRPO group per design)."""
+        return self.train_on_regret_plays and self.paired_seeds == self.num_generations
 
     def skill_names(self) -> list[str]:
         """The skills designs rotate over."""
@@ -221,6 +254,15 @@ class SelfPlayConfig:
     @classmethod
     def from_dict(cls, data: dict) -> "SelfPlayConfig":
         data = dict(data)
+        if "hint_temperature" in data:
+            # Removed: the with-hint arm sampled at its own temperature, which confounded regret.
+            legacy = data.pop("hint_temperature")
+            if legacy is not None:
+                raise ConfigError(
+                    f"hint_temperature={legacy} is no longer a setting: both regret arms (with and without the "
+                    "hint) now sample at regret_temperature (default: agent_temperature), so regret does not "
+                    "measure a temperature difference. Remove hint_temperature from the config (a run started "
+                    "with it resumes under the new rule, not exactly as it would have gone on)")
         nested = {"tiny": TinyModelConfig, "warmstart": WarmStartConfig, "reward": RewardConfig}
         try:
             for key, kind in nested.items():

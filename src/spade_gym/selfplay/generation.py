@@ -20,6 +20,23 @@ So the log-probabilities returned here are always those of the loss temperature:
   role's sampling temperature must equal the loss temperature
   (:func:`check_temperatures` refuses anything else before the run starts).
 
+**Seeds: every sample of a call is its own draw.** A GRPO group is G samples of one
+prompt (a design prompt; an agent task's first turn), and its advantages are zero unless
+the samples differ. A call's ``seed`` (from the iteration's RNG, so a resumed iteration
+draws the same) covers the whole call:
+
+* transformers seeds torch once and generates the batch; rows draw from one random
+  stream, so equal prompts give different samples;
+* vLLM seeds each *request* on its own (``SamplingParams.seed``: the same prompt with the
+  same seed gives the same completion), so one seed for the whole call would make every
+  copy of a prompt the same sample. Sample ``i`` of a call gets its own seed instead,
+  :func:`sample_seeds` ``(seed)[i]``: the colocated engine takes one ``SamplingParams``
+  per prompt; the server applies one seed to every prompt of a ``/v1/completions``
+  request, so each sample is its own request (sent concurrently; the server batches
+  them). One rule for designs and agent turns alike: ``n=G`` on one request would only
+  cover prompts that repeat (designs, first turns; later turns of a group differ) and
+  would rest on how vLLM seeds an ``n>1`` request's children.
+
 Requests are made per rank and never as collectives: ranks play different numbers of
 turns, so a gathered generate call would deadlock.
 """
@@ -27,6 +44,8 @@ turns, so a gathered generate call would deadlock.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterator, Protocol
 
@@ -43,7 +62,12 @@ class Sample:
 
 
 class Generator(Protocol):
-    """What the rollouts need from a generation backend."""
+    """What the rollouts need from a generation backend.
+
+    ``sample`` returns one completion per prompt; with a ``seed`` the call is reproducible,
+    and its samples are independent draws even where prompts repeat (see the module
+    docstring).
+    """
 
     loss_temperature: float
 
@@ -51,6 +75,22 @@ class Generator(Protocol):
 
     def sample(self, prompts: list[list[int]], *, max_new_tokens: int, temperature: float,
                seed: int | None = None) -> list[Sample]: ...
+
+
+#: Concurrent single-sample requests to the vLLM server (TRL's client pools 64 connections).
+SERVER_CONCURRENCY = 64
+
+
+def sample_seeds(seed: int, n: int) -> list[int]:
+    """The per-request seeds of a call's ``n`` samples on the vLLM paths.
+
+    Consecutive from a hashed base: distinct within a call, and calls with nearby seeds (an
+    agent's turns: ``seed * 100_003 + call``) start far apart instead of sharing all but one
+    stream. The same call gets the same seeds in any process (no Python ``hash``).
+    """
+    digest = hashlib.blake2b(f"spade-gym:sample-seeds:{int(seed)}".encode(), digest_size=8).digest()
+    base = int.from_bytes(digest, "big") % 2**31
+    return [(base + i) % 2**31 for i in range(n)]
 
 
 def eos_ids(model_generation_config, tokenizer) -> list[int]:
@@ -175,12 +215,22 @@ class VLLMServerGenerator:
                seed: int | None = None) -> list[Sample]:
         if not prompts:
             return []
-        extra = {"seed": seed} if seed is not None else {}
-        out = self.client.generate(prompts=[list(p) for p in prompts], n=1, temperature=temperature, top_p=1.0,
-                                   top_k=0, max_tokens=max(1, max_new_tokens), logprobs=0, generation_kwargs=extra)
-        logprobs = out["logprobs"] or [[[float("nan")]] * len(ids) for ids in out["completion_ids"]]
-        return [_cut_at_eos(ids, [lp[0] for lp in lps], self.eos_ids)
-                for ids, lps in zip(out["completion_ids"], logprobs)]
+        client = self.client
+
+        def request(batch: list[list[int]], extra: dict) -> list[Sample]:
+            out = client.generate(prompts=[list(p) for p in batch], n=1, temperature=temperature, top_p=1.0,
+                                  top_k=0, max_tokens=max(1, max_new_tokens), logprobs=0, generation_kwargs=extra)
+            logprobs = out["logprobs"] or [[[float("nan")]] * len(ids) for ids in out["completion_ids"]]
+            return [_cut_at_eos(ids, [lp[0] for lp in lps], self.eos_ids)
+                    for ids, lps in zip(out["completion_ids"], logprobs)]
+
+        if seed is None:  # unseeded: the server's own random stream already differs per sample
+            return request(prompts, {})
+        # The server applies a request's seed to every prompt in it: one request per sample.
+        seeds = sample_seeds(seed, len(prompts))
+        with ThreadPoolExecutor(max_workers=min(SERVER_CONCURRENCY, len(prompts))) as pool:
+            replies = list(pool.map(lambda i: request([prompts[i]], {"seed": seeds[i]}), range(len(prompts))))
+        return [reply[0] for reply in replies]
 
 
 class VLLMColocateGenerator:
@@ -217,8 +267,11 @@ class VLLMColocateGenerator:
             return []
         from vllm import SamplingParams
 
-        params = SamplingParams(n=1, temperature=temperature, top_p=1.0, top_k=0,
-                                max_tokens=max(1, max_new_tokens), logprobs=0, seed=seed)
+        # One SamplingParams per prompt: vLLM seeds each request on its own, so a shared seed
+        # would give every copy of a prompt the same completion.
+        seeds = sample_seeds(seed, len(prompts)) if seed is not None else [None] * len(prompts)
+        params = [SamplingParams(n=1, temperature=temperature, top_p=1.0, top_k=0,
+                                 max_tokens=max(1, max_new_tokens), logprobs=0, seed=s) for s in seeds]
         with self.session():
             outputs = self.vllm.llm.generate([{"prompt_token_ids": list(p)} for p in prompts],
                                              sampling_params=params, use_tqdm=False)

@@ -12,20 +12,24 @@ Run directory layout::
     config.json         the resolved configuration (a resume reuses it)
     warmstart/          the warm-started model + tokenizer (CPU presets); warmstart/DONE
                         is written last, so an interrupted warm start is redone
-    checkpoint-<N>/     TRL checkpoint after iteration N (policy, optimiser, scheduler,
-                        RNG) plus spade_state.json (committed registrations, outcomes)
-                        and, with delayed designer rewards, spade_samples-rank<R>.json
+    checkpoint-<N>/     TRL checkpoint after iteration N (every ``save_steps`` iterations and
+                        after the last; the newest ``save_total_limit`` are kept): policy,
+                        optimiser, scheduler, RNG, plus spade_state.json (committed
+                        registrations, their cards' stats, outcomes) and, with delayed
+                        designer rewards, spade_samples-rank<R>.json
     suite/              every valid program designed so far, registered with cards
     rejected/           rejected designs with their validation reports (capped)
     metrics.jsonl       one line per finished iteration (TRL's train metrics included)
     final/              the policy after the last iteration, with a model card
     runs/               TensorBoard event files (through TRL's reporting)
 
-A kill at any moment loses at most the iteration in progress. An iteration's
-registrations are committed with its checkpoint: on resume, programs registered by an
-iteration that never reached its checkpoint are rolled back, and since every random
-choice of an iteration derives from (seed, rank, iteration), the replay designs the
-same programs and earns the same rewards.
+A kill at any moment loses at most the iterations since the last checkpoint (the one in
+progress with ``save_steps=1``). An iteration's registrations are committed with a
+checkpoint: on resume, programs registered after it are rolled back and the cards of
+the committed ones get back the stats they had then (later iterations refresh them,
+and the design prompts read them), and since every random choice of an iteration
+derives from (seed, rank, iteration), the replay designs the same programs and earns
+the same rewards.
 """
 
 from __future__ import annotations
@@ -210,8 +214,8 @@ def _build_trainer(config: SelfPlayConfig, run_dir: Path, model, tokenizer, roll
         temperature=config.temperature,
         logging_steps=1,
         save_strategy="steps",
-        save_steps=1,
-        save_total_limit=2,
+        save_steps=config.save_steps,
+        save_total_limit=config.save_total_limit,
         report_to=list(config.report_to),
         seed=config.seed,
         max_completion_length=max(config.max_program_tokens, config.max_episode_tokens),
@@ -263,6 +267,9 @@ def _roll_back(run_dir: Path, state) -> None:
     for entry in suite.entries() if suite.path.exists() else []:
         if entry.id not in committed:
             shutil.rmtree(entry.directory)
+        elif entry.id in state.card_stats and (entry.card.stats or {}) != state.card_stats[entry.id]:
+            # an iteration after the checkpoint refreshed this card (its window win rate)
+            suite.update_card(entry, stats=state.card_stats[entry.id])
     for path in (run_dir / "rejected").glob("iter*") if (run_dir / "rejected").exists() else []:
         match = re.match(r"iter(\d+)-", path.name)
         if match and int(match.group(1)) > state.iteration:

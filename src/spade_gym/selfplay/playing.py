@@ -44,10 +44,10 @@ class PlayStage(RolloutStage):
         seeds = {ids[id(d)]: [rng.randrange(1_000_000_000) for _ in range(K)] for d in valid}
         plain = [EpisodeSpec(env_id, s, hint=False) for env_id in seeds for s in seeds[env_id]]
         hinted = [EpisodeSpec(env_id, s, hint=True) for env_id in seeds for s in seeds[env_id]]
-        without, plain_agent = self._play(policy, plain, self.config.agent_temperature, rng.randrange(2**31))
-        hint_temperature = self.config.hint_temperature
-        with_hint, _ = self._play(policy, hinted, self.config.agent_temperature if hint_temperature is None
-                                  else hint_temperature, rng.randrange(2**31))
+        # Both arms at one temperature: regret is what the hint is worth, not what a colder arm is.
+        temperature = self.config.regret_play_temperature
+        without, plain_agent = self._play(policy, plain, temperature, rng.randrange(2**31))
+        with_hint, _ = self._play(policy, hinted, temperature, rng.randrange(2**31))
         outcomes: dict[str, tuple[dict, dict]] = {env_id: ({}, {}) for env_id in seeds}
         groups: dict[str, list[tuple[Record, float, str]]] = {env_id: [] for env_id in seeds}
         for index, episode in enumerate(without):
@@ -152,7 +152,7 @@ class PlayStage(RolloutStage):
         suite_wins: list[float] = []
         used = 0
         tokens = 0
-        if config.train_on_regret_plays and G == config.paired_seeds:
+        if config.regret_plays_trained:
             # GRPO groups by position: a design's G no-hint plays (G seeds of one new environment)
             # form one group, normalised against each other.
             for group in regret_groups[:n_tasks]:

@@ -82,7 +82,9 @@ def _qwen3(size: str) -> SelfPlayConfig:
         agent_groups=16,
         paired_seeds=16,
         agent_temperature=0.6,
-        hint_temperature=0.3,
+        # both regret arms (with and without the hint) at one temperature, the loss's: the
+        # no-hint arm is trained on, and vLLM reports log-probabilities at what it sampled
+        regret_temperature=0.6,
         temperature=0.6,
         max_turn_tokens=8192,
         max_episode_tokens=32768,
@@ -99,6 +101,11 @@ def _qwen3(size: str) -> SelfPlayConfig:
         designer_training_delay=0,
         learning_rate=1e-6,
         beta=0.0 if size == "4b" else 0.005,
+        # A checkpoint holds the policy and Adam's state (about 14 bytes a parameter: ~110 GB
+        # for 8B): one every 5 iterations, the newest 2 kept (the fewest that survive a kill
+        # while TRL writes the next). A kill replays at most 5 iterations, exactly.
+        save_steps=5,
+        save_total_limit=2,
         grpo={
             "bf16": True,
             "gradient_checkpointing": True,

@@ -24,6 +24,9 @@ class RunState:
     #: Ids registered up to this checkpoint: on resume, anything else in the suite was
     #: registered by an iteration that never reached its checkpoint, and is rolled back.
     registered: list[str] = field(default_factory=list)
+    #: The stats on those ids' cards at this checkpoint (what the design prompts' frontier
+    #: memory reads): on resume, cards refreshed by a later iteration get them back.
+    card_stats: dict[str, dict] = field(default_factory=dict)
     #: Recent agent outcomes per environment (all ranks), for learning-potential sampling.
     outcomes: dict[str, list[float]] = field(default_factory=dict)
     #: No-hint outcomes per environment of the last ``reward.win_rate_window`` iterations
@@ -38,12 +41,13 @@ class RunState:
     pending_samples: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"iteration": self.iteration, "registered": list(self.registered), "outcomes": self.outcomes,
-                "plays": self.plays, "pending_designs": self.pending_designs}
+        return {"iteration": self.iteration, "registered": list(self.registered), "card_stats": self.card_stats,
+                "outcomes": self.outcomes, "plays": self.plays, "pending_designs": self.pending_designs}
 
     @classmethod
     def from_dict(cls, data: dict) -> "RunState":
         return cls(iteration=int(data["iteration"]), registered=list(data.get("registered", [])),
+                   card_stats={k: dict(v) for k, v in data.get("card_stats", {}).items()},
                    outcomes={k: [float(x) for x in v] for k, v in data.get("outcomes", {}).items()},
                    plays={k: [[int(i), float(o)] for i, o in v] for k, v in data.get("plays", {}).items()},
                    pending_designs=[dict(p) for p in data.get("pending_designs", [])])
