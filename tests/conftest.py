@@ -17,6 +17,13 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("spade-gym", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("spade-gym")
 
+# Quarantine marks written by deployment monitors during the tests stay in a folder of the
+# test run's own, never in the user's cache (subprocesses the tests start inherit it).
+if "SPADE_GYM_QUARANTINE_DIR" not in os.environ:
+    import tempfile
+
+    os.environ["SPADE_GYM_QUARANTINE_DIR"] = tempfile.mkdtemp(prefix="spade-gym-quarantine-")
+
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 PROGRAMS = TESTS / "programs"

@@ -106,6 +106,11 @@ class IntegrityError(RegistryError):
     """A program file does not match the checksum recorded on its card."""
 
 
+class QuarantinedError(RegistryError):
+    """The program broke the contract while running (a deployment monitor caught it) and
+    is quarantined: it is not built again until someone releases it."""
+
+
 class ConfigError(SpadeError):
     """A configuration value (preset, CLI option, config file) is invalid."""
 

@@ -36,6 +36,7 @@ COMMANDS = {
     "report": "spade_gym.cli.report_cmd",
     "eval": "spade_gym.cli.eval_cmd",
     "doctor": "spade_gym.cli.doctor_cmd",
+    "quarantine": "spade_gym.cli.quarantine_cmd",
 }
 
 

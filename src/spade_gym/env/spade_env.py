@@ -14,6 +14,10 @@ this class adds what Gymnasium users expect on top of the raw program contract:
   ``truncated=True`` and the error in ``info["error"]`` — the agent is not punished
   for the designer's bug, and the next ``reset`` gets a fresh worker;
 * a safety net truncates episodes the program forgets to end (``max_turns`` + slack);
+* a :class:`~spade_gym.env.monitor.ContractMonitor` checks the contract on every step
+  (reward range, the episode-end rule, host-only ``info`` keys, the task screen); a
+  violation ends the episode (``info["error"]["kind"] == "contract"``) and the env
+  refuses further episodes, since the program is not what validation accepted;
 * ``render_mode="ansi"`` renders the transcript of the current episode.
 
 Privileged information (solution, hint) is never put in observations or info; it is
@@ -23,6 +27,7 @@ reachable only through :func:`spade_gym.privileged`.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -30,6 +35,7 @@ import gymnasium as gym
 from spade_gym.contract import MAX_ACTION_CHARS, TOOL_USE_KIND, program_kind
 from spade_gym.env import episode
 from spade_gym.env.episode import ERROR_OBSERVATION, TURN_SLACK  # noqa: F401 - public names
+from spade_gym.env.monitor import ContractMonitor, Violation
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.errors import SandboxError, SpadeError
 
@@ -41,6 +47,9 @@ class SpadeEnv(gym.Env[str, str]):
     ``fallback_max_turns`` and ``fallback_hint`` are what the caller knows about the
     program when it does not say itself (the registry passes its card's values);
     ``card`` is stored as :attr:`card` for callers and never read here.
+    ``screen_baseline`` (validation's ``(revealed, episodes)`` count of first screens
+    that reveal the solution) turns on the screen monitor; ``on_violation`` is called
+    with the :class:`~spade_gym.env.monitor.Violation` when the program breaks the contract.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -56,6 +65,8 @@ class SpadeEnv(gym.Env[str, str]):
         fallback_max_turns: int | None = None,
         fallback_hint: str | None = None,
         card: Any = None,
+        screen_baseline: tuple[int, int] | None = None,
+        on_violation: Callable[[Violation], None] | None = None,
         **program_kwargs: Any,
     ):
         from spade_gym.sandbox import DEFAULT_LIMITS, ProgramHandle
@@ -85,6 +96,8 @@ class SpadeEnv(gym.Env[str, str]):
         self._ended = False
         self._transcript: list[str] = []
         self.last_program_seed: int | None = None
+        self.monitor = ContractMonitor(self.program_info.get("sha256", ""), screen_baseline=screen_baseline,
+                                       on_violation=on_violation)
 
     # ------------------------------------------------------------------ gymnasium API
 
@@ -97,12 +110,20 @@ class SpadeEnv(gym.Env[str, str]):
         self._failed = None
         self._transcript = []
         self._tools = None
+        if self.monitor.violation is not None:
+            return self._refuse_episode()
         try:
             obs, program_info = self._handle.reset(seed=program_seed)
             if self.kind == TOOL_USE_KIND:
                 self._tools = self._handle.tools()
+            solution = self._handle.solution() if self.monitor.watches_screens else None
         except SandboxError as exc:
             return self.fail_episode(exc, "reset")
+        violation = self.monitor.check_reset(obs, program_info, solution)
+        if violation is not None:
+            self._failed = violation.as_error("reset")
+            self._transcript.append(f"Observation:\n{ERROR_OBSERVATION}")
+            return ERROR_OBSERVATION, self._info({}, error=self._failed)
         self._transcript.append(f"Observation:\n{obs}")
         info = self._info(program_info)
         if self._tools is not None:
@@ -117,6 +138,16 @@ class SpadeEnv(gym.Env[str, str]):
         self._transcript.append(f"Observation:\n{ERROR_OBSERVATION}")
         return ERROR_OBSERVATION, self._info({}, error=self._failed)
 
+    def _refuse_episode(self) -> tuple[str, dict]:
+        """The program broke the contract in an earlier episode: no new ones."""
+        violation = self.monitor.violation
+        assert violation is not None
+        self._failed = dict(violation.as_error("reset"), message=(
+            f"this environment was stopped after its program broke the contract ({violation.rule}): "
+            f"{violation.message}"))
+        self._transcript.append(f"Observation:\n{ERROR_OBSERVATION}")
+        return ERROR_OBSERVATION, self._info({}, error=self._failed)
+
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
         action = episode.clip_action(action)
         self._turn += 1
@@ -127,6 +158,12 @@ class SpadeEnv(gym.Env[str, str]):
             obs, reward, terminated, truncated, program_info = self._handle.step(action)
         except SandboxError as exc:
             self._failed = episode.error_info(exc, "step")
+            self._ended = True
+            self._transcript.append(f"Observation:\n{ERROR_OBSERVATION}")
+            return ERROR_OBSERVATION, 0.0, False, True, self._info({}, error=self._failed)
+        violation = self.monitor.check_step(reward, terminated, truncated, program_info)
+        if violation is not None:
+            self._failed = violation.as_error("step")
             self._ended = True
             self._transcript.append(f"Observation:\n{ERROR_OBSERVATION}")
             return ERROR_OBSERVATION, 0.0, False, True, self._info({}, error=self._failed)

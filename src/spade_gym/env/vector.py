@@ -15,6 +15,7 @@ next (auto)reset.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,7 @@ from gymnasium.vector.utils import batch_space
 from spade_gym.contract import MAX_ACTION_CHARS, TOOL_USE_KIND, program_kind
 from spade_gym.env import episode
 from spade_gym.env.episode import ERROR_OBSERVATION
+from spade_gym.env.monitor import ContractMonitor, Violation
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.errors import ConfigError, SandboxError
 
@@ -40,7 +42,8 @@ class SpadeVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int, *, source: str, num_workers: int | None = None, max_turns: int | None = None,
                  limits=None, hint: Any = False, fallback_max_turns: int | None = None, card: Any = None,
-                 **program_kwargs):
+                 screen_baseline: tuple[int, int] | None = None,
+                 on_violation: Callable[[Violation], None] | None = None, **program_kwargs):
         from spade_gym.sandbox import DEFAULT_LIMITS, ProgramHandle
 
         if hint:
@@ -67,6 +70,10 @@ class SpadeVectorEnv(VectorEnv):
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
         self._failed = [False] * self.num_envs
         self._rngs: list[np.random.Generator | None] = [None] * self.num_envs
+        sha = self._handles[0].info.get("sha256", "")
+        #: one contract monitor per sub-env (see :mod:`spade_gym.env.monitor`)
+        self._monitors = [ContractMonitor(sha, screen_baseline=screen_baseline, on_violation=on_violation)
+                          for _ in range(self.num_envs)]
 
     # ------------------------------------------------------------------ batching
 
@@ -140,16 +147,29 @@ class SpadeVectorEnv(VectorEnv):
         self._turns[i] = 0
         self._needs_reset[i] = False
         tools = None
+        monitor = self._monitors[i]
+        worker, instance = self._slots[i]
+        if monitor.violation is not None:
+            self._failed[i] = True
+            return ERROR_OBSERVATION, self._decorate({}, i, monitor.violation.as_error("reset"))
         if result["ok"] and self.kind == TOOL_USE_KIND:
             # The tools are declared by each episode's reset: one more request per new episode.
-            worker, instance = self._slots[i]
             try:
                 tools = self._handles[worker].tools(instance)
             except SandboxError as exc:
                 result = {"ok": False, "error": exc}
         if result["ok"]:
-            self._failed[i] = False
             obs, info = result["result"]
+            try:
+                solution = self._handles[worker].solution(instance) if monitor.watches_screens else None
+            except SandboxError as exc:
+                self._failed[i] = True
+                return ERROR_OBSERVATION, self._decorate({}, i, episode.error_info(exc, "reset"))
+            violation = monitor.check_reset(obs, info, solution)
+            if violation is not None:
+                self._failed[i] = True
+                return ERROR_OBSERVATION, self._decorate({}, i, violation.as_error("reset"))
+            self._failed[i] = False
             info = self._decorate(info, i)
             if tools is not None:
                 info["tools"] = tools
@@ -183,8 +203,15 @@ class SpadeVectorEnv(VectorEnv):
             else:
                 self._turns[i] += 1
                 result = results[i]
+                violation = None
                 if result["ok"]:
                     obs, reward, terminated, truncated, info = result["result"]
+                    violation = self._monitors[i].check_step(reward, terminated, truncated, info)
+                if violation is not None:
+                    obs = ERROR_OBSERVATION
+                    info = self._decorate({}, i, violation.as_error("step"))
+                    truncations[i] = True
+                elif result["ok"]:
                     info = self._decorate(info, i)
                     if not (terminated or truncated) and episode.past_turn_limit(int(self._turns[i]), self.max_turns):
                         truncated = True

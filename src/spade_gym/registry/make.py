@@ -3,7 +3,8 @@
 The registry, not the env layer, reads the card, checks who could write the entry
 and that ``env.py`` matches the card's checksum, and checks the caller's arguments
 against the card; the env classes then get verified program text and the card's
-fallbacks (turn budget, hint).
+fallbacks (turn budget, hint). It also refuses a quarantined program and hands the env
+what its contract monitor needs (validation's screen baseline, the quarantine callback).
 """
 
 from __future__ import annotations
@@ -60,6 +61,31 @@ def warn_if_override(entry: SuiteEntry, overridden: str | None) -> None:
                    entry.directory)
 
 
+def screen_baseline(card: Card) -> tuple[int, int] | None:
+    """Validation's count of first screens that revealed the answer, if the card has it."""
+    value = (card.validation or {}).get("screen_reveals")
+    if (isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                             for v in value) and 0 <= value[0] <= value[1]):
+        return value[0], value[1]
+    return None
+
+
+def monitoring(entry: SuiteEntry) -> dict[str, Any]:
+    """What an env of ``entry`` needs for its contract monitor: refuse a quarantined program,
+    compare its screens with validation's, quarantine it when it breaks the contract."""
+    from spade_gym.registry.quarantine import check_not_quarantined, quarantine
+
+    sha, env_id = entry.card.sha256, entry.id
+    check_not_quarantined(sha, env_id)
+
+    def on_violation(violation) -> None:
+        quarantine(sha, env_id=env_id, rule=violation.rule, message=violation.message)
+        warn_suite(f"{env_id} broke the contract while running ({violation.rule}): {violation.message}; "
+                   "it is quarantined (spade-gym quarantine list)", entry.directory)
+
+    return {"screen_baseline": screen_baseline(entry.card), "on_violation": on_violation}
+
+
 def make_env(*, env_dir: str, hint: Any = False, **options: Any) -> gym.Env:
     """Entry point of every registered id: ``gym.make(id, hint=True, difficulty="hard", ...)``."""
     from spade_gym.env import SpadeEnv, with_hint
@@ -69,8 +95,9 @@ def make_env(*, env_dir: str, hint: Any = False, **options: Any) -> gym.Env:
     warn_if_override(entry, overridden)
     program = program_options(entry.card, options, ENV_OPTIONS)
     own = {key: value for key, value in options.items() if key not in program}
+    watch = monitoring(entry)
     env = SpadeEnv(entry.read_source(), card=entry.card, fallback_max_turns=entry.card.max_turns,
-                   fallback_hint=entry.card.hint, **own, **program)
+                   fallback_hint=entry.card.hint, **watch, **own, **program)
     return with_hint(env, hint)
 
 
@@ -84,5 +111,6 @@ def make_vector_env(num_envs: int = 1, *, env_dir: str, **options: Any):
     warn_if_override(entry, overridden)
     program = program_options(entry.card, options, VECTOR_OPTIONS)
     own = {key: value for key, value in options.items() if key not in program}
+    watch = monitoring(entry)
     return SpadeVectorEnv(num_envs, source=entry.read_source(), card=entry.card,
-                          fallback_max_turns=entry.card.max_turns, **own, **program)
+                          fallback_max_turns=entry.card.max_turns, **watch, **own, **program)

@@ -30,7 +30,10 @@ from spade_gym.sandbox.protocol import (
 #: turn limit); a program's own keys with these names are moved under ``program_<key>``
 #: so it can never forge them. (``turn``/``max_turns``/``remaining_turns`` the env
 #: writes on every step, over whatever the program said.)
-HOST_INFO_KEYS = frozenset({"error", "truncated_by"})
+HOST_INFO_KEYS = frozenset({"error", "truncated_by", "reward_out_of_range"})
+#: Set by :func:`decode_step` (and by nothing a program sends: the key is host-only)
+#: when it clamped a reward into the contract's range; the env's monitor reads it.
+REWARD_CLAMPED_KEY = "reward_out_of_range"
 
 
 class ResetResult(NamedTuple):
@@ -107,8 +110,11 @@ def decode_step(value, obs_limit: int) -> StepResult:
     if (type(obs) is str and len(obs) <= obs_limit and type(reward) is float and _LOW <= reward <= _HIGH
             and type(info) is dict and (not info or HOST_INFO_KEYS.isdisjoint(info))):
         return StepResult(obs, reward, terminated, truncated, info)  # the common reply, checked inline
-    return StepResult(decode_text(obs, "step() observation", obs_limit), decode_reward(reward),
-                      terminated, truncated, decode_info(info, "step() info"))
+    info = decode_info(info, "step() info")
+    clamped = decode_reward(reward)
+    if clamped != reward:  # (an int reward equals its float)
+        info = dict(info, **{REWARD_CLAMPED_KEY: float(reward)})
+    return StepResult(decode_text(obs, "step() observation", obs_limit), clamped, terminated, truncated, info)
 
 
 def decode_hint(value, limit: int) -> str | None:

@@ -148,7 +148,9 @@ _LOW, _HIGH = REWARD_RANGE
 
 
 def check_reward(value, strict: bool) -> float:
-    """A finite float; outside the contract's range it is a failure (strict) or clamped."""
+    """A finite float; outside the contract's range it is a failure (strict) or passed on
+    as it is, for the host to clamp and its monitor to report (a worker-side clamp would
+    hide the breach from the host)."""
     if type(value) is float and _LOW <= value <= _HIGH:  # the common case, NaN excluded
         return value
     reward = check_number(value, "step() reward")
@@ -157,7 +159,7 @@ def check_reward(value, strict: bool) -> float:
     if strict:
         raise protocol_failure(f"step() returned reward {reward!r}; rewards must be finite and within "
                                f"[{_LOW:g}, {_HIGH:g}] (a win gives 1.0)")
-    return _LOW if reward < _LOW else _HIGH
+    return reward
 
 
 def check_flag(value, what: str) -> bool:
