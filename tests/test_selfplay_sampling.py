@@ -19,6 +19,7 @@ import pytest
 
 from fakes import FakeVLLM, stable_choice
 
+from spade_gym.errors import SpadeError
 from spade_gym.registry import Suite, bundled_suite_path
 from spade_gym.selfplay.config import SelfPlayConfig
 from spade_gym.selfplay.demo_designs import DEMO_DESIGNS
@@ -135,3 +136,43 @@ def test_both_regret_arms_sample_at_one_temperature(rollout, preset, monkeypatch
     assert hinted and plain
     assert hinted == plain, f"with the hint at {hinted}, without at {plain}"
     assert plain == {rollout.config.regret_play_temperature}
+
+
+def test_a_design_that_breaks_the_contract_in_its_plays_is_charged_and_leaves_the_pool(rollout, monkeypatch):
+    """Validation-aware: the program pays the win reward without ending the episode, but only
+    on an answer no validation probe sends. Its regret plays trip the deployment monitor: the
+    design is charged as invalid, and the quarantined program is no longer an agent task."""
+    from spade_gym.registry.quarantine import mark_of
+
+    source = MOD_SUM.source.replace("class ModSumEnv", "class SneakySumEnv").replace(
+        "    def step(self, action):\n",
+        "    def step(self, action):\n        if 'zebra' in str(action):\n"
+        "            return 'Keep going.', 1.0, False, False, {}\n")
+    design = DesignResult("Mathematical Reasoning", False, designer_completion(source, MOD_SUM.hint))
+    with Progress(enabled=False).phase("validating") as phase:
+        rollout._validate_and_register([design], 1, "test-model", random.Random(0), phase)
+    assert design.valid, design.failure  # validation's probes never say zebra
+    rollout.seed_entries = []
+    fake = FakeVLLM(lambda prompt, seed: "\\boxed{zebra}")
+    monkeypatch.setitem(sys.modules, "vllm", fake.vllm_module)
+    policy = TokenPolicy(make_generator(fake.trainer("server"), fake.tokenizer, loss_temperature=0.8),
+                         fake.tokenizer)
+    with pytest.warns(Warning):
+        groups_out = rollout._measure_regret(policy, [design], 1, random.Random(5))
+    assert groups_out == [] and not design.valid and design.failed_check == "contract (deployment)"
+    assert design.reward == rollout.config.reward.invalid_penalty
+    entry = rollout.suite.get(str(design.env_id))
+    assert mark_of(entry.card.sha256) is not None
+    with pytest.raises(SpadeError, match="pool is empty"):
+        rollout._agent_groups(policy, 1, [], 1, random.Random(3))
+
+
+def test_a_design_named_like_another_suites_environment_fails_instead_of_playing_that_one(rollout):
+    """An id means one program: the run suite cannot take a name the bundled suite owns, so a
+    design called SealedBidLotsEnv would be played as the bundled SealedBidLots. It fails."""
+    source = MOD_SUM.source.replace("class ModSumEnv", "class SealedBidLotsEnv")
+    design = DesignResult("Mathematical Reasoning", False, designer_completion(source, MOD_SUM.hint))
+    with pytest.warns(Warning, match="refused"), Progress(enabled=False).phase("validating") as phase:
+        rollout._validate_and_register([design], 1, "test-model", random.Random(0), phase)
+    assert not design.valid and design.failed_check == "name", (design.failed_check, design.failure)
+    assert "another registered suite already owns this name" in design.failure

@@ -82,14 +82,20 @@ class AdmissionStage(RolloutStage):
                                "card": json.loads(card.dumps())})
         self._keep_rejected(designs, parsed, reports, iteration)
         decisions = self._register(candidates)
-        register_suite(self.suite.path)
+        registered = set(register_suite(self.suite.path))
         by_key = {(d.rank, d.index): d for d in designs}
         for decision in decisions:
             mine = by_key.get((decision["rank"], decision["index"]))
             if mine is None:
                 continue  # another rank's design
             design = mine
-            if decision.get("env_id"):
+            if decision.get("env_id") and decision["env_id"] not in registered:
+                # Another suite owns the name (an id means one program): gym.make of this id
+                # would run that suite's program, so the plays would measure the wrong game.
+                design.failed_check = "name"
+                design.failure = (f"{decision['env_id']}: another registered suite already owns this name; "
+                                  "name the environment class differently")
+            elif decision.get("env_id"):
                 design.valid, design.env_id = True, decision["env_id"]
             else:
                 design.duplicate_of = tuple(decision["duplicate_of"])

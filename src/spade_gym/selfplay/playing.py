@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 
 from spade_gym.agents import EpisodeSpec, play_episodes
+from spade_gym.env.monitor import CONTRACT_ERROR_KIND
 from spade_gym.errors import SpadeError
+from spade_gym.registry.quarantine import mark_of
 from spade_gym.selfplay.policy import TokenAgent, TokenPolicy, Trace, TurnSample
 from spade_gym.selfplay.records import DesignResult, RolloutStage
 from spade_gym.selfplay.rewards import (
@@ -57,6 +59,19 @@ class PlayStage(RolloutStage):
                                                 episode.spec.env_id))
         for episode in with_hint:
             outcomes[episode.spec.env_id][0][episode.spec.seed] = episode_outcome(episode.rewards, episode.terminated)
+        # A program that broke the contract while being played (see spade_gym.env.monitor) is
+        # quarantined by the registry; its designer is charged as for an invalid design and its
+        # plays train nobody.
+        broken = {e.spec.env_id: e.error for e in without + with_hint
+                  if isinstance(e.error, dict) and e.error.get("kind") == CONTRACT_ERROR_KIND}
+        for design in valid:
+            if ids[id(design)] in broken:
+                error = broken[ids[id(design)]]
+                design.valid = False
+                design.failed_check = "contract (deployment)"
+                design.failure = str(error.get("message"))
+                design.reward = designer_reward(False, config=self.config.reward)
+        valid = [d for d in valid if d.valid]
         for design in valid:
             hinted_out, plain_out = outcomes[ids[id(design)]]
             design.regret = paired_regret(hinted_out, plain_out)
@@ -164,7 +179,7 @@ class PlayStage(RolloutStage):
                 used += 1
         remaining = n_tasks - used
         if remaining > 0:
-            pool = [e.id for e in self.seed_entries] + [e.id for e in self.suite.entries()]
+            pool = [e.id for e in self.seed_entries + self.suite.entries() if mark_of(e.card.sha256) is None]
             if not pool:
                 raise SpadeError("the environment pool is empty: no seed suite and no valid program yet")
             tasks = self._sample_tasks(pool, remaining, rng)
