@@ -22,6 +22,9 @@ def design(text: str, index: int) -> DesignResult:
     return DesignResult("Mathematical Reasoning", False, text, index=index)
 
 
+# A name belongs to the first suite that registers it: each test forgets the ids it registered.
+pytestmark = pytest.mark.usefixtures("forget_registered_ids")
+
 @pytest.fixture()
 def rollout(tmp_path, monkeypatch):
     # Other tests in this process register run suites holding the demo programs; the

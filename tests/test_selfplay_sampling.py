@@ -31,9 +31,9 @@ from spade_gym.selfplay.records import DesignResult, RunState
 from spade_gym.selfplay.rollout import SpadeRollout
 from spade_gym.selfplay.warmstart import designer_completion
 
-# Each test registers ModSum in its own run suite; gymnasium's registry is per process, so
-# later tests play the first registration of the same program (and say so).
-pytestmark = pytest.mark.filterwarnings("ignore:spade/ModSum-v0 from :spade_gym.errors.SuiteWarning")
+# Each test registers ModSum in its own run suite; gymnasium's registry is per process and a
+# name belongs to the first suite that registers it, so each test forgets the ids it registered.
+pytestmark = pytest.mark.usefixtures("forget_registered_ids")
 
 MOD_SUM = DEMO_DESIGNS[0]
 MODES = ["server", "colocate"]
