@@ -110,12 +110,15 @@ def _parse_answer(text: str) -> tuple[DesignerOutput, list[tuple[int, int]]]:
         )
     else:
         start = re.search(r"^(?:from\s+\S+\s+import|import\s|class\s)", text, re.MULTILINE)
-        if start is None or not _CLASS_ENV.search(text):
+        env_class = _CLASS_ENV.search(text, start.start()) if start is not None else None
+        if start is None or env_class is None:
             raise DesignerOutputError(
                 "no program found: expected one ```python code block defining a class whose "
                 "name ends in 'Env'"
             )
-        hint_at = _HINT_OPEN.search(text, start.start())
+        # The program runs at least to its Env class: a <hint> before it ("import <HINT>\nclass
+        # Env") is part of the (broken) program text, not where the program ends.
+        hint_at = _HINT_OPEN.search(text, env_class.start())
         span = (start.start(), hint_at.start() if hint_at else len(text))
         spans.append(span)
         outside = text[: span[0]] + text[span[1]:]
