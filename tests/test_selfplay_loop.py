@@ -21,7 +21,9 @@ pytest.importorskip("trl")
 from spade_gym.cli import main  # noqa: E402
 from spade_gym.registry import Suite, designer_label, register_suite  # noqa: E402
 
-pytestmark = [pytest.mark.train, pytest.mark.slow]
+# A name belongs to the first suite that registers it in a process: each run here forgets the
+# ids its run suite registered, as a fresh process would.
+pytestmark = [pytest.mark.train, pytest.mark.slow, pytest.mark.usefixtures("forget_registered_ids")]
 
 
 @pytest.fixture(scope="module")
