@@ -11,6 +11,8 @@ import math
 import re
 from typing import Any
 
+from spade_gym.contract import WIN_REWARD
+from spade_gym.env.monitor import forged_key
 from spade_gym.validation.checks import check
 from spade_gym.validation.context import Abort, Context, Outcome
 from spade_gym.validation.episodes import Episode, Job
@@ -174,9 +176,40 @@ def check_termination(ctx: Context) -> Outcome:
                    {"unended": len(unended), "turn_limit": ctx.turn_limit})
 
 
+def _reward_shape_problems(name: str, where: str, e) -> list[Problem]:
+    """The reward rules of every step, not only the last (the deployment monitor enforces the
+    same rules; see :mod:`spade_gym.env.monitor`)."""
+    found = []
+    for turn, step in enumerate(e.steps, 1):
+        if step.reward >= WIN_REWARD and not step.terminated:
+            found.append(Problem("win-without-end", f"{where}policy {name}, seed {e.seed}", (
+                f"step() paid {step.reward:g} at turn {turn} without ending the episode (action "
+                f"{excerpt(step.action)}); the win reward ends the episode, and no other step pays that much "
+                f"(an agent would learn to collect it instead of solving the task)")))
+            break
+        if step.terminated and step.reward < 0:
+            found.append(Problem("lost-penalty", f"{where}policy {name}, seed {e.seed}", (
+                f"the episode ended with reward {step.reward:g} at turn {turn}; a lost episode ends with "
+                f"reward 0 (only the win pays)")))
+            break
+        key = forged_key(step.info) if step.info else None
+        if key is not None:
+            found.append(Problem("host-key", f"{where}policy {name}, seed {e.seed}", (
+                f"step() info carries the key {key!r} at turn {turn}, which imitates a key only spade-gym "
+                f"writes; choose another name")))
+            break
+    return found
+
+
+#: A spamming or random policy's mean return must stay this far below the oracle's.
+RETURN_MARGIN = 0.5
+
+
 @check("episode_end", order=45)
 def check_episode_end(ctx: Context) -> Outcome:
-    """Out of attempts ends ``terminated`` with reward 0; ``truncated`` only at the turn limit."""
+    """Out of attempts ends ``terminated`` with reward 0; ``truncated`` only at the turn limit;
+    no step pays the win reward without ending the episode; no baseline earns close to the
+    oracle's return."""
     problems = []
     total = 0
     for level in ctx.levels():
@@ -203,9 +236,27 @@ def check_episode_end(ctx: Context) -> Outcome:
                         f"and must not be rewarded")))
                 elif name == "oracle" and e.terminated and not e.won:
                     continue  # the solvability check reports it
+            for e in episodes:
+                if e.error is None:
+                    problems.extend(_reward_shape_problems(name, where, e))
+        # What solving earns (the oracle's won episodes; if it wins none, solvability says so)
+        oracle_returns = [sum(s.reward for s in e.steps) for e in probes.oracle if e.error is None and e.won]
+        if oracle_returns:
+            best = sum(oracle_returns) / len(oracle_returns)
+            for name, episodes in {**probes.baselines, **probes.shortcuts}.items():
+                # Only the episodes the baseline lost: a won one earns what the oracle earns, and
+                # how often a script wins is the shortcut checks' question, not this one's.
+                returns = [sum(s.reward for s in e.steps) for e in episodes if e.error is None and not e.won]
+                if returns and sum(returns) / len(returns) > best - RETURN_MARGIN:
+                    problems.append(Problem("return", f"{where}policy {name}", (
+                        f"the {name} baseline's mean return over the episodes it lost is "
+                        f"{sum(returns) / len(returns):.2f} against the oracle's {best:.2f}; a policy that does "
+                        f"not solve the task must earn well below one that does (margin {RETURN_MARGIN:g}): pay "
+                        f"for solving, not for playing")))
     if problems:
         return Outcome(False, format_problems(
-            "episodes end with the wrong flag (rule: a win or running out of attempts ends terminated=True, "
-            "with reward 1.0 or 0; truncated=True only when max_turns turns were played):", problems,
+            "episodes end or pay against the rules (a win or running out of attempts ends terminated=True, "
+            "with reward 1.0 or 0; truncated=True only when max_turns turns were played; only the win pays 1.0):",
+            problems,
             "episode(s)"), {"violations": len(problems)})
     return Outcome(True, f"all {total} ended probe episodes follow the episode-end rule", {"episodes": total})
