@@ -16,6 +16,8 @@ and reports the median and range):
   implementation's way) is shown for scale;
 * attribute-heavy code under the guards vs plain ``exec``, in one process (the cost of
   the language layer alone);
+* the deployment monitor: ``SpadeEnv.step``/``reset`` with the contract monitor vs the
+  same env with it switched off;
 * env start-up latency with a warm zygote, and ``import spade_gym`` time.
 
 Where a step's time goes (benign ``injected_names.py``; instructions per step counted
@@ -146,6 +148,54 @@ def sandboxed_step(source: str, n: int) -> tuple[float, float, float | None]:
     handle.close()
     worker_cpu = None if worker_start is None or worker_end is None else (worker_end - worker_start) / n
     return elapsed / n, host_cpu / n, worker_cpu
+
+
+class _Unwatched:
+    """A monitor that checks nothing: the baseline the contract monitor's cost is measured against."""
+
+    violation = None
+    watches_screens = False
+
+    def check_reset(self, *args):
+        return None
+
+    def check_step(self, *args):
+        return None
+
+
+def monitor_cost(source: str, n: int, resets: int) -> tuple[float, float, float, float]:
+    """Per-step and per-reset seconds of a SpadeEnv with its contract monitor, against the
+    same env with the monitor switched off (the screen check on at reset: baseline given)."""
+    from spade_gym import load_source
+
+    def run(watched: bool) -> tuple[float, float]:
+        env = load_source(source, screen_baseline=(0, 16) if watched else None)
+        if not watched:
+            env.monitor = _Unwatched()
+        env.reset(seed=1)
+        for _ in range(200):
+            env.step("\\boxed{42}")
+        start = time.perf_counter()
+        for i in range(n):
+            _, _, term, trunc, _ = env.step("\\boxed{42}")
+            if term or trunc:
+                env.reset(seed=i)
+        step = (time.perf_counter() - start) / n
+        start = time.perf_counter()
+        for i in range(resets):
+            env.reset(seed=i)
+        reset = (time.perf_counter() - start) / resets
+        env.close()
+        return step, reset
+
+    # alternated, three times each, medians: the load of a shared machine drifts between runs
+    off, on = [], []
+    for _ in range(3):
+        off.append(run(False))
+        on.append(run(True))
+    median = statistics.median
+    return (median(r[0] for r in on), median(r[0] for r in off), median(r[1] for r in on),
+            median(r[1] for r in off))
 
 
 def plain_step_cost(source: str, n: int) -> float:
@@ -326,6 +376,7 @@ def main() -> None:
     host_cpus = [r["host_cpu"] for r in runs]
     worker_cpus = [r["worker_cpu"] for r in runs if r["worker_cpu"] is not None]
     plain_step = plain_step_cost(source, int(20000 * scale))
+    mon_step, unmon_step, mon_reset, unmon_reset = monitor_cost(source, n, int(500 * scale))
     sandboxed_cps, in_process_cps, reference_cps = probe_throughput(source, list(range(int(400 * scale))), 12)
     guarded, plain = attribute_heavy(int(2000 * scale))
     startup = startup_latency(source, int(30 * scale) or 5)
@@ -340,6 +391,10 @@ def main() -> None:
         ("  CPU per step: host (incl. spin), worker", _spread(host_cpus, 1e6, " us"),
          _spread(worker_cpus, 1e6, " us") if worker_cpus else "n/a", "", "(info)"),
         ("  the same step in plain Python, in-process", f"{plain_step * 1e6:.1f} us", "", "", "(info)"),
+        ("env step: contract monitor vs monitor off", f"{mon_step * 1e6:.1f} us", f"{unmon_step * 1e6:.1f} us",
+         f"{mon_step / unmon_step:.2f}x", "<= 1.05x"),
+        ("env reset: screen monitor (solution + decode) vs off", f"{mon_reset * 1e6:.0f} us",
+         f"{unmon_reset * 1e6:.0f} us", f"{mon_reset / unmon_reset:.2f}x", "(info)"),
         ("validator probe play: sandbox vs same play in-process (calls/s)", f"{sandboxed_cps:,.0f}",
          f"{in_process_cps:,.0f}", f"{sandboxed_cps / in_process_cps:.2f} of in-process", ">= 0.33"),
         ("  plain reference loop, no validator bookkeeping (calls/s)", f"{sandboxed_cps:,.0f}",
@@ -356,7 +411,8 @@ def main() -> None:
         Path(args.json).write_text(json.dumps({
             "load_average": [load_before, load_after], "runs": runs,
             "step_ratio": statistics.median(ratios), "step_ratio_spin": statistics.median(ratios_spin),
-            "plain_step_s": plain_step, "probe_calls_per_s": sandboxed_cps,
+            "plain_step_s": plain_step, "monitor_step_ratio": mon_step / unmon_step,
+            "monitor_reset_ratio": mon_reset / unmon_reset, "probe_calls_per_s": sandboxed_cps,
             "probe_in_process_calls_per_s": in_process_cps, "probe_fraction_of_in_process": sandboxed_cps / in_process_cps,
             "plain_reference_calls_per_s": reference_cps, "guard_ratio": guarded / plain,
             "startup_s": startup, "import_s": imp - python_start,
