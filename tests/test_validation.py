@@ -33,6 +33,17 @@ SEEDS = draw_seeds(SMALL.seed, SMALL.seeds)
 FAST_LIMITS = Limits(call_timeout=1.0, load_timeout=2.0, kill_grace=0.5)
 
 
+@pytest.fixture(autouse=True)
+def only_the_bundled_suite_is_registered(monkeypatch):
+    """Without a target suite, novelty compares with every registered suite: here, as in a fresh
+    process, only the bundled one (other test modules register the benign corpus, of which
+    several programs below are deliberate variants)."""
+    import spade_gym.validation.novelty as novelty
+    from spade_gym.registry import Suite, bundled_suite_path
+
+    monkeypatch.setattr(novelty, "registered_suites", lambda: [Suite(bundled_suite_path())])
+
+
 def broken(name: str) -> str:
     return (BROKEN_DIR / f"{name}.py").read_text()
 

@@ -79,3 +79,115 @@ def test_behaviour_signatures_separate_different_mechanics():
     a, b = behaviour_signature(GUESS_SOURCE), behaviour_signature(grid)
     assert a is not None and b is not None
     assert behaviour_similarity(a, a) == 1.0 and behaviour_similarity(a, b) < 0.8
+
+
+# ----------------------------------------------------------------------------- padding and rewrites (issue 22 item 6)
+
+PADDING = "\n".join(f"def table_{i}(rows, width):\n    total = rows * {i} + width\n    for k in range(total % 7):\n"
+                    f"        if k % 3 == 0:\n            total -= k\n    return total\n" for i in range(60))
+
+
+def padded(source: str) -> str:
+    """A known program plus 60 dead helpers, a dead method and a renamed environment class."""
+    import re
+
+    cls = re.search(r"^class (\w+Env)\b", source, re.M).group(1)
+    source = source.replace(cls, "Brand" + cls).replace(
+        "    def reset(self", "    def render_table(self, rows):\n        return table_1(rows, 3)\n\n    def reset(self", 1)
+    return PADDING + "\n\n" + source
+
+
+def test_dead_code_padding_is_seen_through(bundled_entry):
+    """Was accepted as new: 'code similarity 0.42, behaviour 1.00'."""
+    source = bundled_entry.read_source()
+    twin = padded(source)
+    exec(compile(twin, "twin", "exec"), {"__name__": "twin"})  # valid Python, and the padding is really there
+    verdict = check_novelty(twin, suites=[Suite(bundled_suite_path())], behaviour=False)
+    assert not verdict.novel and verdict.nearest.env_id == bundled_entry.id, verdict.reason
+
+
+def test_plain_validate_compares_with_the_registered_suites(bundled_entry):
+    """`spade-gym validate` used to skip novelty without --suite."""
+    from spade_gym.validation import ValidationConfig, validate_source
+
+    report = validate_source(padded(bundled_entry.read_source()),
+                             config=ValidationConfig(seeds=4, fuzz_examples=4, cost_samples=2, difficulty_seeds=1,
+                                                     long_run_resets=8))
+    check = report.check("novelty")
+    assert not check.passed and bundled_entry.id in check.message and "registered suite" in check.message
+
+
+# guess_number written another way: a table of messages, a helper class, a loop instead of a
+# regex - the same screens, answers and rewards on every seed.
+REWRITE = '''
+import random
+
+
+class Feedback:
+    WORDS = {True: "higher", False: "lower"}
+
+    def direction(self, guess, secret):
+        return self.WORDS[guess < secret]
+
+
+class HiddenNumberEnv:
+    title = "Number Hunt"
+
+    def __init__(self, max_turns=8, **kwargs):
+        self.max_turns = max_turns
+        self.turns = 0
+        self.secret = 0
+        self.seen = []
+        self.feedback = Feedback()
+        self.reset()
+
+    def reset(self, seed=None):
+        if seed is not None:
+            random.seed(seed)
+        self.turns, self.seen = 0, []
+        self.secret = random.randint(1, 1000)
+        return (self.title + ": I picked a number between 1 and 1000. You have " + str(self.max_turns)
+                + " guesses. Answer with \\\\boxed{number}."), {}
+
+    def solution(self):
+        return str(self.secret)
+
+    def _inside(self, text):
+        start = text.find("\\\\boxed{")
+        if start < 0:
+            return None
+        end = text.find("}", start + 7)
+        return None if end < 0 else text[start + 7:end]
+
+    def step(self, action):
+        self.turns += 1
+        out_of_turns = self.turns >= self.max_turns
+        inner = self._inside(action)
+        if inner is None:
+            return "Please answer in the format \\\\boxed{number}.", 0.0, False, out_of_turns, {}
+        guess = inner.strip()
+        if guess == str(self.secret):
+            return "Correct! It was " + str(self.secret) + ".", 1.0, True, False, {}
+        try:
+            value = int(guess)
+        except ValueError:
+            return "That is not a whole number. " + str(self.max_turns - self.turns) + " guesses left.", 0.0, False, out_of_turns, {}
+        self.seen.append(value)
+        if out_of_turns:
+            return "Out of guesses. The number was " + str(self.secret) + ".", 0.0, False, True, {}
+        return ("Wrong. Go " + self.feedback.direction(value, self.secret) + ". Guesses so far: " + str(self.seen),
+                0.0, False, False, {"turn": self.turns})
+'''
+
+
+def test_a_rewrite_with_the_same_transcripts_is_the_same_game():
+    from spade_gym.validation.fingerprint import fingerprint, similarity
+
+    code = similarity(fingerprint(REWRITE), fingerprint(GUESS_SOURCE))
+    assert code < 0.6  # far apart as code: only behaviour can tell
+    verdict = check_novelty(REWRITE, suites=[], batch={"design-0": GUESS_SOURCE})
+    assert not verdict.novel and "identical screens, answers and rewards" in verdict.reason, verdict.reason
+    # its sound twin: the same code with another rule (wrong guesses say nothing) is a different game
+    other = REWRITE.replace('"Wrong. Go " + self.feedback.direction(value, self.secret) + ". Guesses so far: "',
+                            '"Wrong. Guesses so far: "')
+    assert check_novelty(other, suites=[], batch={"design-0": GUESS_SOURCE}).novel

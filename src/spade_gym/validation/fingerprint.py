@@ -3,6 +3,9 @@
 A suite should not fill up with the same game under new names. Two measures, both
 computed from the AST so that formatting, comments and naming never matter:
 
+Both are taken of the code the host can reach: module-level functions, classes and
+methods nothing reachable names are dropped first (padding is not novelty).
+
 * the **exact fingerprint** hashes the normalized tree: docstrings removed, every
   identifier (names, arguments, functions, classes, attributes, keywords) replaced by
   its order of first occurrence, string literal contents blanked (f-strings keep only
@@ -19,6 +22,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import re
 import threading
 from collections import Counter
 from dataclasses import dataclass
@@ -106,6 +110,88 @@ def _strip_docstrings(tree: ast.AST) -> None:
                 node.body = body[1:] or [ast.Pass()]
 
 
+#: Methods the host (or the tool-use base class) calls by name: always reachable.
+_ENTRY_METHODS = frozenset({"__init__", "reset", "step", "solution", "hint", "close", "render"})
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _used_names(nodes) -> tuple[set[str], set[str]]:
+    """(names, attributes) a piece of code can reach: the names it reads, plus strings that
+    are exactly an identifier (``getattr(self, "helper")``); and the attributes it reads
+    (``self.helper``), plus those strings. Words inside prose do not count: a dead helper
+    named after a word on the screen must not come alive."""
+    names: set[str] = set()
+    attributes: set[str] = set()
+    for root in nodes:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                attributes.add(node.attr)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _IDENTIFIER.fullmatch(node.value):
+                names.add(node.value)
+                attributes.add(node.value)
+    return names, attributes
+
+
+def _always_live(name: str) -> bool:
+    return (name in _ENTRY_METHODS or name.startswith("tool_")
+            or (name.startswith("__") and name.endswith("__")))
+
+
+def _strip_dead_code(tree: ast.Module) -> None:
+    """Drop module-level functions and classes, and methods, that nothing reachable uses.
+
+    Padding a known program with dead helpers (or dead methods) changes its n-grams but not
+    what it does; what the host can reach — the environment classes, module-level statements,
+    the methods it calls — and everything they name, transitively, is what is compared.
+    Bodies of reachable functions are kept whole.
+    """
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    top = [node for node in tree.body if isinstance(node, defs)]
+    live: list[ast.AST] = [node for node in tree.body if not isinstance(node, defs)]
+    live += [node for node in top if isinstance(node, ast.ClassDef) and node.name.endswith("Env")]
+    live_ids = {id(node) for node in live}
+    live_methods: set[int] = set()
+    while True:
+        names, attributes = _used_names(_live_parts(live, live_methods))
+        grown = False
+        for node in top:  # a module-level def is reached by its name
+            if id(node) not in live_ids and node.name in names:
+                live.append(node)
+                live_ids.add(id(node))
+                grown = True
+        for node in live:
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if (isinstance(item, defs[:2]) and id(item) not in live_methods
+                            and (_always_live(item.name) or item.name in attributes or item.name in names)):
+                        live_methods.add(id(item))
+                        grown = True
+        if not grown:
+            break
+    tree.body = [node for node in tree.body if not isinstance(node, defs) or id(node) in live_ids]
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            node.body = [item for item in node.body
+                         if not isinstance(item, defs[:2]) or id(item) in live_methods] or [ast.Pass()]
+
+
+def _live_parts(live: list[ast.AST], live_methods: set[int]):
+    """The code of the live nodes: a class contributes its bases, decorators, class-level
+    statements and live methods, not its other methods."""
+    for node in live:
+        if isinstance(node, ast.ClassDef):
+            yield from node.bases
+            yield from node.keywords
+            yield from node.decorator_list
+            for item in node.body:
+                if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) or id(item) in live_methods:
+                    yield item
+        else:
+            yield node
+
+
 def _token(node: ast.AST) -> str:
     name = type(node).__name__
     if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.AugAssign)):
@@ -133,6 +219,7 @@ def fingerprint(source: str) -> Fingerprint:
     """The fingerprint of a program; raises ``SyntaxError``/``ValueError`` if it does not parse."""
     with AST_LOCK:
         tree = syntax.parse(source)
+        _strip_dead_code(tree)
         _strip_docstrings(tree)
         tree = _Normalizer().visit(tree)
         exact = hashlib.sha256(ast.dump(tree, annotate_fields=False).encode("utf-8")).hexdigest()

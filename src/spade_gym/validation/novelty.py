@@ -9,7 +9,9 @@ Two views, combined:
   whether feedback says higher/lower or echoes the action, how much of the screen is
   numbers, which trivial probes win). A re-skin of a mechanic keeps these.
 
-A program is not novel when its code matches exactly, when its code similarity reaches
+A program is not novel when its code matches exactly (after dead code is dropped), when
+the probes see exactly the same screens, answers and rewards as for one of the structurally
+nearest programs, when its code similarity reaches
 ``novelty_threshold``, or when the mean of code and behaviour similarity reaches
 ``novelty_combined_threshold``. :func:`check_novelty` compares against every registered
 suite and against a batch of other candidates (self-play validates designs in parallel,
@@ -18,6 +20,8 @@ so a batch's twins are not yet in any suite).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 import random
@@ -37,6 +41,8 @@ from spade_gym.validation.policies import CopyEvery, Empty, Oracle, RandomWords
 
 #: Seeds of the behaviour probe: the same for every program, so signatures compare.
 BEHAVIOUR_SEEDS = (101, 202, 303, 404)
+#: The signature entry holding a digest of every probe transcript.
+TRANSCRIPT_KEY = "transcript"
 _LIMITS = Limits(load_timeout=5.0, call_timeout=2.0, kill_grace=0.5)
 _cache: dict[str, dict | None] = {}
 _lock = threading.Lock()
@@ -76,7 +82,13 @@ def signature_from(episodes: dict[str, list], max_turns: int | None) -> dict[str
         return "terminated" if step.terminated else "truncated" if step.truncated else "continues"
 
     shapes = Counter(shape(s) for s in solutions)
+    transcript = hashlib.sha256(json.dumps(sorted(
+        [e.policy, e.seed, e.obs0, e.solution0, [[s.action, s.obs, s.reward, s.terminated, s.truncated]
+                                                  for s in e.steps]]
+        for policy_episodes in episodes.values() for e in policy_episodes), default=str).encode()).hexdigest()
     return {
+        # every screen, answer and reward of the fixed probes: equal transcripts are the same game
+        TRANSCRIPT_KEY: transcript,
         "answer_kind": _answer_kind(solutions),
         "answer_shape": shapes.most_common(1)[0][0] if shapes else "",
         "oracle_turns": int(statistics.median([e.turns for e in oracle])) if oracle else 0,
@@ -127,11 +139,17 @@ def _rng(name: str, seed: int) -> random.Random:
 
 
 def behaviour_similarity(a: dict | None, b: dict | None) -> float:
-    """Share of signature features that agree (0.0 when either is unknown)."""
+    """Share of signature features that agree (0.0 when either is unknown); the transcript
+    digest is not a feature (it decides on its own, see :func:`same_transcripts`)."""
     if not a or not b:
         return 0.0
-    keys = set(a) | set(b)
+    keys = (set(a) | set(b)) - {TRANSCRIPT_KEY}
     return sum(a.get(k) == b.get(k) for k in keys) / len(keys)
+
+
+def same_transcripts(a: dict | None, b: dict | None) -> bool:
+    """Did both programs show the same screens, answers and rewards under the same probes?"""
+    return bool(a and b and a.get(TRANSCRIPT_KEY) and a.get(TRANSCRIPT_KEY) == b.get(TRANSCRIPT_KEY))
 
 
 @dataclass(frozen=True)
@@ -241,11 +259,21 @@ def check_novelty(source: str, *, suites: Iterable | None = None, batch: Mapping
     mine_signature = signature
     for code, env_id, origin in scored[:5]:
         behaviour_score = 0.0
-        if behaviour and code >= 0.3:
+        if behaviour:
             if mine_signature is None:
                 mine_signature = behaviour_signature(source)
             text = origin if isinstance(origin, str) else _read(origin, skipped)
-            behaviour_score = behaviour_similarity(mine_signature, behaviour_signature(text)) if text else 0.0
+            theirs_signature = behaviour_signature(text) if text else None
+            if same_transcripts(mine_signature, theirs_signature):
+                # however different the code, a program that shows the same screens, answers
+                # and rewards as another under the same probes is that program
+                match = NoveltyMatch(env_id, code, 1.0, False)
+                return NoveltyVerdict(False, (
+                    f"the same game as {env_id}: identical screens, answers and rewards under the same probes "
+                    f"(code similarity {code:.2f})"), match, len(candidates), skipped)
+            # the coarse features only mean something between programs of similar structure
+            if code >= 0.3:
+                behaviour_score = behaviour_similarity(mine_signature, theirs_signature)
         match = NoveltyMatch(env_id, code, behaviour_score, False)
         if best is None or match.score > best.score or (match.score == best.score and code > best.code_similarity):
             best = match
