@@ -44,6 +44,7 @@ NOT_RUN_HERE = [
     (r"\bpip install\b|-m venv\b", "skip", "installs packages (network, minutes)"),
     (r"(^|/)pytest\b", "skip", "the test suite itself"),
     (r"\bvllm-serve\b", "skip", "starts a GPU inference server"),
+    (r"\bspade-gym serve\b", "skip", "starts a server (tests/test_openenv.py serves on loopback)"),
     (r"\bselfplay\b", "config", "trains for minutes: run with --show-config"),
     (r"\beval\b", "plan", "plays hundreds of episodes: parsed and resolved only"),
 ]

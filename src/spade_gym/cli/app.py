@@ -37,6 +37,7 @@ COMMANDS = {
     "eval": "spade_gym.cli.eval_cmd",
     "doctor": "spade_gym.cli.doctor_cmd",
     "quarantine": "spade_gym.cli.quarantine_cmd",
+    "serve": "spade_gym.cli.serve_cmd",
 }
 
 
