@@ -20,8 +20,9 @@ On top of those:
   back as an observation (the base class turns a raised exception into one), never hang,
   crash the worker or break the step contract;
 * ``tools_needed``: the final answer submitted with no tool call does not win, the answer
-  is not in the task text, and the hint does not give it away: an environment that can be
-  won without its tools trains nothing about tools.
+  is not copied from the task text to a win, and the hint does not give it away: an
+  environment that can be won without its tools trains nothing about tools. (An answer the
+  task states is fine when answering it alone loses: the state change is the task.)
 
 Verdicts come from what the host saw: episodes it played itself and schemas it fetched
 itself; the method signatures are read from the program text (the pure helpers live in
@@ -209,7 +210,10 @@ def check_tools_needed(ctx: Context) -> Outcome:
         by_seed = {e.seed: e for e in oracle}
         in_task = [seed for seed, answer in known.items()
                    if leaks(by_seed[seed].obs0 or "", answer, min_chars=MIN_LEAK_CHARS)]
-        if len(in_task) >= max(2, math.ceil(len(known) / 4)):
+        # An answer the task states is only a shortcut when stating it wins: a state-modification
+        # task ("fill the tank to 39 litres, then submit the level") names its answer and still
+        # needs the work, which the answer-alone probes above have just shown.
+        if winners and len(in_task) >= max(2, math.ceil(len(known) / 4)):
             seed = in_task[0]
             problems.append(Problem("in-task", f"seed {seed}", (
                 f"the answer {excerpt(known[seed])} appears in the task text {excerpt(by_seed[seed].obs0, 160)} "
