@@ -15,23 +15,37 @@ back to it (from plain calls or from an OpenAI ``tool_calls`` reply), and turns 
 function schemas for ``tools=``.
 
 Parsing is linear in the length of the text (no backtracking regular expressions), so
-a hostile action cannot stall the host.
+a hostile action cannot stall the host. Every call's JSON is decoded by :func:`load_json`,
+under caps on its length, its nesting depth and the digits of its integers: an action is
+agent text, and without them a 5,000-digit integer raises Python's integer-conversion
+error and a deep nest exhausts the recursion of whatever walks the arguments. A call over
+a cap is a malformed call like any other (an error message, never an exception).
 """
 
 from __future__ import annotations
 
 import copy
+import itertools
 import json
+import operator
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from spade_gym.contract import MAX_ACTION_CHARS
+
 __all__ = [
+    "MAX_CALL_CHARS",
+    "MAX_INT_DIGITS",
+    "MAX_JSON_DEPTH",
+    "JsonLimitError",
     "ParsedAction",
     "ToolCall",
     "format_answer",
     "format_call",
     "format_calls",
+    "load_json",
     "openai_tools",
     "parse_action",
     "solution_actions",
@@ -47,6 +61,85 @@ _FUNCTION_OPEN, _FUNCTION_CLOSE = "<function=", "</function>"
 _PARAM_OPEN, _PARAM_CLOSE = "<parameter=", "</parameter>"
 #: Longest block content quoted back in an error message.
 _QUOTE_CHARS = 80
+
+#: Caps on a tool call's JSON (see :func:`load_json`). The longest call is the longest
+#: action: no call an environment forwards is refused for its length alone.
+MAX_CALL_CHARS = MAX_ACTION_CHARS
+#: Deepest nesting of objects and arrays (the call object itself is level 1): far beyond
+#: any tool's schema, far below the recursion limit, so code that walks the arguments
+#: recursively (a tool, a checker, ``repr``) cannot exhaust it.
+MAX_JSON_DEPTH = 64
+#: Most digits of an integer: every integer below 10**308 converts to a float (JSON's
+#: interoperable range, RFC 8259 section 6), and stays far below CPython's 4,300-digit
+#: limit on converting between int and str.
+MAX_INT_DIGITS = 308
+
+
+class JsonLimitError(json.JSONDecodeError):
+    """A tool call's JSON is over one of the caps (it is a ``ValueError``, as any bad JSON is)."""
+
+    def __init__(self, message: str, text: str, position: int = 0):
+        super().__init__(message, text, position)
+        self.msg = message
+
+    def __str__(self) -> str:  # without the "line 1 column 1 (char 0)" JSONDecodeError adds
+        return self.msg
+
+
+#: Every ASCII digit as "0" (UTF-8 bytes of other characters hold no ASCII digit), so that a
+#: run of more digits than an integer may have is a plain substring search.
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_DIGIT_RUN = b"0" * (MAX_INT_DIGITS + 1)
+#: A JSON string (possessive: linear time).
+_JSON_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"')
+#: Opening bracket -> 2, closing -> 0 (minus one: the change of depth); every other byte deleted.
+_DEPTH_STEP = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+
+
+def _bounded_int(digits: str) -> int:
+    # json hands over the literal as written: an optional "-" and digits, no leading zeros
+    if len(digits) - digits.startswith("-") > MAX_INT_DIGITS:
+        raise JsonLimitError(f"an integer has more than {MAX_INT_DIGITS} digits", digits)
+    return int(digits)
+
+
+def _deeper_than(text: str, limit: int) -> bool:
+    """Whether valid JSON ``text`` nests objects/arrays more than ``limit`` levels.
+
+    Read off the text by linear scans in C, without recursion and without walking the
+    decoded value: with the strings taken out, the depth is the largest running sum of +1
+    per opening bracket and -1 per closing one.
+    """
+    skeleton = _JSON_STRING.sub("", text).encode("utf-8", "surrogatepass")
+    brackets = skeleton.translate(_DEPTH_STEP, _NOT_BRACKETS)
+    return max(itertools.accumulate(map(operator.sub, brackets, itertools.repeat(1))), default=0) > limit
+
+
+def load_json(text: str) -> Any:
+    """``json.loads(text)`` for agent text, under the caps above.
+
+    Raises :class:`JsonLimitError` (a ``json.JSONDecodeError``) for a text longer than
+    :data:`MAX_CALL_CHARS`, an integer with more than :data:`MAX_INT_DIGITS` digits or
+    nesting deeper than :data:`MAX_JSON_DEPTH`; ``json.JSONDecodeError`` or
+    ``RecursionError`` for what ``json.loads`` refuses. A typical call costs one
+    ``json.loads`` and three scans in C: integers are checked as they are decoded (before
+    ``int()`` sees them) only when the text holds a long digit run, and the depth is
+    measured only when the text holds more brackets than the cap.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"JSON text must be a str, got {type(text).__name__}")
+    text = str.__str__(text)  # a plain str: no subclass's methods run below
+    if len(text) > MAX_CALL_CHARS:
+        raise JsonLimitError(f"longer than {MAX_CALL_CHARS} characters", text)
+    if len(text) > MAX_INT_DIGITS and _LONG_DIGIT_RUN in text.encode("utf-8", "surrogatepass").translate(
+            _DIGITS_AS_ZERO):
+        data = json.loads(text, parse_int=_bounded_int)
+    else:
+        data = json.loads(text)
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH and _deeper_than(text, MAX_JSON_DEPTH):
+        raise JsonLimitError(f"nested more than {MAX_JSON_DEPTH} levels deep", text)
+    return data
 
 
 @dataclass(frozen=True)
@@ -116,7 +209,9 @@ def _call_from_object(data: Any) -> ToolCall | str:
     arguments = data.get("arguments", data.get("parameters", {}))
     if isinstance(arguments, str):  # some servers send arguments as a JSON-encoded string
         try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
+            arguments = load_json(arguments) if arguments.strip() else {}
+        except JsonLimitError as exc:
+            return f'the "arguments" of {name!r} are refused: {exc}'
         except (ValueError, RecursionError):
             return f'the "arguments" of {name!r} are a string that is not JSON'
     if arguments is None:
@@ -143,7 +238,7 @@ def _parse_function_block(content: str) -> ToolCall | str:
             return f"malformed <parameter=...> in the call of {name!r}"
         raw = param[key_end + 1:].strip()
         try:
-            value: Any = json.loads(raw)
+            value: Any = load_json(raw)
         except (ValueError, RecursionError):
             value = raw  # plain text values are written unquoted in this format
         arguments[param[:key_end].strip()] = value
@@ -155,7 +250,9 @@ def _parse_block(content: str) -> list[ToolCall | str]:
     if content.lstrip().startswith(_FUNCTION_OPEN):
         return [_parse_function_block(content)]
     try:
-        data = json.loads(content)
+        data = load_json(content)
+    except JsonLimitError as exc:
+        return [f"tool call refused ({exc}): {_quote(content)}"]
     except (ValueError, RecursionError) as exc:
         reason = str(exc).split("\n")[0] if isinstance(exc, ValueError) else "nested too deeply"
         return [f"tool call is not valid JSON ({reason}): {_quote(content)}"]
@@ -258,7 +355,7 @@ def text_from_openai_tool_calls(tool_calls: Iterable[Any] | None) -> str:
         arguments = _field(function, "arguments")
         if isinstance(arguments, str):
             try:
-                decoded = json.loads(arguments) if arguments.strip() else {}
+                decoded = load_json(arguments) if arguments.strip() else {}
             except (ValueError, RecursionError):
                 decoded = arguments
             arguments = decoded if isinstance(decoded, dict) else arguments

@@ -162,7 +162,10 @@ def check_value(param: str, value: Any, allowed: Sequence[Any], schema: Mapping[
     if expected_type is None:  # a type BFCL does not use: compare values only
         return CORRECT if value in allowed else _fail("value_error:others", f"wrong value for {param!r}: {value!r}")
     if expected_type is float and type(value) is int:
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # (parsed calls hold no such integer: toolcalls caps their digits)
+            return _fail("value_error:others", f"wrong value for {param!r}: an integer beyond the float range")
     answer_type = _answer_type(allowed)
     # A possible answer of another type than declared is a variable name (BFCL writes
     # those as strings); a value of that type is compared as it stands.

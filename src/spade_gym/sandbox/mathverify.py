@@ -11,6 +11,14 @@ integers, decimals, fractions (``3/4``, ``\\frac{3}{4}``), percentages, simple
 ``parse`` returns a list of candidate values (empty when nothing was found), the way
 the real package does; ``verify`` is true when any gold candidate equals any answer
 candidate. Neither function ever raises on odd input.
+
+The answers it reads are agent text, so nothing it builds grows with a number's *value*:
+a number with more than :data:`MAX_DIGITS` digits (counting the shift of a scientific
+exponent, so ``1e999999999`` is one) is not read as a number, a rational whose numerator
+or denominator outgrows that is dropped, and a tuple or set has at most :data:`MAX_ITEMS`
+items. Such an answer is compared as text only (so it matches nothing numeric), in time
+linear in its length. Powers (``10^{99}``), factorials and nested ``\\frac`` are never
+evaluated: they are text too.
 """
 
 from __future__ import annotations
@@ -22,8 +30,16 @@ from fractions import Fraction
 __all__ = ["parse", "verify"]
 
 _MAX_INPUT = 20_000
+#: Most digits a number may have, counting the places a scientific exponent shifts it
+#: (``1.5e300`` has 301): far beyond any answer, and below CPython's 4,300-digit limit on
+#: int/str conversion, so every value ``parse`` returns can be printed. The same bound, in
+#: bits, caps the numerator and denominator of every rational it builds (``\\frac{a}{b}``,
+#: percentages).
+MAX_DIGITS = 4_000
+_MAX_BITS = 13_288  # 4,000 decimal digits
+#: Most items of a tuple or set answer (sets with float items are matched pairwise).
+MAX_ITEMS = 1_000
 _BOXED = "\\boxed"
-_LATEX_WRAPPERS = re.compile(r"^\$+|\$+$|^\\\(|\\\)$|^\\\[|\\\]$")
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mathbf|operatorname|mbox)\s*\{([^{}]*)\}")
 _FRAC = re.compile(r"^(-?)\\[dt]?frac\s*\{([^{}]+)\}\s*\{([^{}]+)\}$")
 _SQRT = re.compile(r"^(-?\d*(?:\.\d+)?)\s*\\sqrt\s*\{?\s*(\d+(?:\.\d+)?)\s*\}?$")
@@ -51,10 +67,25 @@ def _last_boxed(text: str) -> str | None:
     return None
 
 
+def _unwrap(text: str) -> str:
+    """``text`` without one layer of math delimiters: leading and trailing runs of ``$``,
+    a leading ``\\(`` / ``\\[`` and a trailing ``\\)`` / ``\\]``. (String operations: the regular
+    expression ``\\$+$`` this replaces took quadratic time on a long run of ``$`` inside text.)"""
+    if text.startswith("$"):
+        text = text.lstrip("$")
+    elif text.startswith(("\\(", "\\[")):
+        text = text[2:]
+    if text.endswith("$"):
+        text = text.rstrip("$")
+    elif text.endswith(("\\)", "\\]")):
+        text = text[:-2]
+    return text
+
+
 def _clean(text: str) -> str:
     text = text.strip()
     for _ in range(3):
-        new = _LATEX_WRAPPERS.sub("", text).strip()
+        new = _unwrap(text).strip()
         if new == text:
             break
         text = new
@@ -66,8 +97,36 @@ def _clean(text: str) -> str:
     return text.strip().rstrip(".").strip()
 
 
+def _literal_fits(t: str) -> bool:
+    """Whether a decimal literal (``_NUMBER``'s form) has at most MAX_DIGITS digits once its
+    exponent is applied: checked on the text, before Fraction builds ``10 ** exponent``."""
+    mantissa, _, exponent = t.lower().partition("e")
+    digits = len(mantissa) - mantissa.count(".") - mantissa.startswith(("+", "-"))
+    shift = 0
+    if exponent:
+        exponent = exponent.lstrip("+-").lstrip("0")
+        if len(exponent) > len(str(MAX_DIGITS)):
+            return False
+        shift = int(exponent or "0")
+    return digits + shift <= MAX_DIGITS
+
+
+def _fits(value) -> bool:
+    if isinstance(value, Fraction):
+        return value.numerator.bit_length() <= _MAX_BITS and value.denominator.bit_length() <= _MAX_BITS
+    return True
+
+
 def _number(text: str):
-    """Parse one scalar; returns a Fraction or float, or None."""
+    """Parse one scalar; returns a Fraction or float, or None (also for a number over the caps)."""
+    try:
+        value = _scalar(text)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+    return value if _fits(value) else None
+
+
+def _scalar(text: str):
     t = text.replace(" ", "")
     if not t:
         return None
@@ -78,12 +137,11 @@ def _number(text: str):
         t = t.replace(",", "")
     value: Fraction | float | None = None
     if _NUMBER.match(t):
-        try:
-            value = Fraction(t)
-        except (ValueError, ZeroDivisionError):
-            value = None
+        value = Fraction(t) if _literal_fits(t) else None
     elif re.fullmatch(r"[+-]?\d+/\d+", t):
         num, den = t.split("/")
+        if max(len(num), len(den)) > MAX_DIGITS:
+            return None
         value = Fraction(int(num), int(den)) if int(den) else None
     else:
         m = _FRAC.match(t)
@@ -106,6 +164,12 @@ def _number(text: str):
     return value
 
 
+def _number_over_caps(text: str) -> bool:
+    """Whether ``text`` is one decimal or ``a/b`` literal (which ``_number`` refused for its size)."""
+    t = _clean(text).replace(" ", "").removesuffix("%").replace(",", "")
+    return bool(_NUMBER.match(t) or re.fullmatch(r"[+-]?\d+/\d+", t))
+
+
 def _split_items(text: str) -> list[str] | None:
     inner = text
     if len(inner) >= 2 and inner[0] in "([{" and inner[-1] in ")]}":
@@ -113,6 +177,8 @@ def _split_items(text: str) -> list[str] | None:
     elif inner.startswith("\\{") and inner.endswith("\\}"):
         inner = inner[2:-2]
     if "," not in inner and ";" not in inner:
+        return None
+    if inner.count(",") + inner.count(";") >= MAX_ITEMS:
         return None
     return [part.strip() for part in re.split(r"[,;]", inner) if part.strip()]
 
@@ -150,7 +216,8 @@ def parse(text, *args, **kwargs) -> list:
     """Extract the answer from ``text``: the last ``\\boxed{}``, else the whole text,
     else the last number in it. Extra arguments of the real API are accepted and ignored."""
     if isinstance(text, (int, Fraction)) and not isinstance(text, bool):
-        return [Fraction(text), str(text)]
+        value = Fraction(text)
+        return [value, str(text)] if _fits(value) else []
     if isinstance(text, float):
         return [text, str(text)] if math.isfinite(text) else [str(text)]
     if not isinstance(text, str):
@@ -160,8 +227,8 @@ def parse(text, *args, **kwargs) -> list:
     if boxed is not None:
         return _candidates(boxed)
     found = _candidates(text)
-    if any(not isinstance(c, str) for c in found):
-        return found
+    if any(not isinstance(c, str) for c in found) or _number_over_caps(text):
+        return found  # (a number refused for its size is no number: not its last digits either)
     numbers = _LAST_NUMBER.findall(text)
     if numbers:
         value = _number(numbers[-1])
@@ -174,13 +241,18 @@ def _equal(a, b, rel_tol: float) -> bool:
     if isinstance(a, (Fraction, float)) and isinstance(b, (Fraction, float)):
         if isinstance(a, Fraction) and isinstance(b, Fraction):
             return a == b
-        fa, fb = float(a), float(b)
+        try:
+            fa, fb = float(a), float(b)
+        except OverflowError:  # a rational beyond the float range equals no float
+            return False
         return math.isclose(fa, fb, rel_tol=rel_tol, abs_tol=rel_tol * 1e-3)
     if isinstance(a, tuple) and isinstance(b, tuple):
         return len(a) == len(b) and all(_equal(x, y, rel_tol) for x, y in zip(a, b))
     if isinstance(a, frozenset) and isinstance(b, frozenset):
         if len(a) != len(b):
             return False
+        if all(isinstance(x, (Fraction, str)) for x in a) and all(isinstance(y, (Fraction, str)) for y in b):
+            return a == b  # items that compare exactly: set equality, in linear time
         remaining = list(b)
         for x in a:
             for i, y in enumerate(remaining):

@@ -17,11 +17,18 @@ instances of a vector env. The base class has its own globals: a program that re
 ``json`` or ``re`` does not break ``step()``.
 
 The behaviour follows the SPADE reference's base class step for step (see
-``docs/tool-use.md`` for the few deliberate differences).
+``docs/tool-use.md`` for the few deliberate differences). Two of them bound what an agent
+can send, so that no action makes a sound program fail: a ``<tool_call>`` is decoded by
+:func:`spade_gym.toolcalls.load_json` (caps on length, depth and integer digits; a call
+over a cap is answered as invalid JSON is, where the reference raises on a 5,000-digit
+integer), and the ``<answer>`` / ``<tool_call>`` blocks are found with ``str.find`` (the
+same blocks the reference's ``re.search(r"<answer>(.*?)</answer>")`` finds, without its
+quadratic time on many unclosed openers).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -29,6 +36,7 @@ from spade_gym import syntax
 from spade_gym.contract import TOOL_USE_BASE_CLASS, TOOL_USE_BASE_MODULE
 from spade_gym.errors import PolicyViolation
 from spade_gym.sandbox.policy import GUARD_NAMES, SpadePolicy
+from spade_gym.toolcalls import load_json
 
 #: The file name the base class's frames carry: tracebacks shown to a designer keep
 #: program frames only, so an error inside ``step()`` points at the program's own line.
@@ -41,6 +49,18 @@ MAX_TOOL_NAME_CHARS = 64
 # The reference's behaviour, written for the sandbox policy (no dunder names except
 # ``__init__``; attribute reads go through the guards like any program code).
 BASE_SOURCE = '''
+def first_block(text, open_tag, close_tag):
+    """The content of the leftmost-shortest open...close block, or None: what
+    re.search(open + "(.*?)" + close, text, re.DOTALL) finds, in linear time."""
+    start = text.find(open_tag)
+    if start < 0:
+        return None
+    end = text.find(close_tag, start + len(open_tag))
+    if end < 0:  # no closer after the first opener means none after any later one
+        return None
+    return text[start + len(open_tag):end]
+
+
 class ToolUseBaseEnv:
     """Base environment for tool-use tasks: the agent calls tools with
     <tool_call>{"name": ..., "arguments": {...}}</tool_call> and submits <answer>...</answer>."""
@@ -88,24 +108,24 @@ class ToolUseBaseEnv:
         self.turn_count += 1
         truncated = self.turn_count >= self.max_turns
 
-        answer_match = re.search(r"<answer>(.*?)</answer>", action, re.DOTALL)
-        if answer_match:
-            answer = answer_match.group(1).strip()
+        answer_match = first_block(action, "<answer>", "</answer>")
+        if answer_match is not None:
+            answer = answer_match.strip()
             if self._check_answer(answer):
                 return ("Correct!", 1.0, True, False, {})
             if truncated:
                 return (f"Wrong answer. Solution:\\n{self.solution()}", 0.0, False, True, {})
             return (self._incorrect_answer_feedback(), 0.0, False, False, {})
 
-        tc_match = re.search(r"<tool_call>(.*?)</tool_call>", action, re.DOTALL)
-        if not tc_match:
+        tc_match = first_block(action, "<tool_call>", "</tool_call>")
+        if tc_match is None:
             if truncated:
                 return (f"Time up. Solution:\\n{self.solution()}", 0.0, False, True, {})
             return ("Format error: use tools to call a function, or <answer>result</answer> to submit.",
                     -0.1, False, False, {})
 
         try:
-            call = json.loads(tc_match.group(1))
+            call = json.loads(tc_match)
             tool_name = call.get("name", "")
             arguments = call.get("arguments", {})
             if not isinstance(arguments, dict):
@@ -190,7 +210,8 @@ def install(namespace: dict, surfaces: dict) -> type:
     from spade_gym.sandbox.surfaces import SafeModule
 
     base_globals = {name: namespace[name] for name in ("__builtins__", "__name__", *GUARD_NAMES)}
-    base_globals.update(json=surfaces["json"], re=surfaces["re"])
+    # json.loads is the bounded decoder (its refusals are JSONDecodeErrors, answered as bad JSON)
+    base_globals["json"] = SafeModule("json", {"loads": load_json, "JSONDecodeError": json.JSONDecodeError})
     exec(base_code(), base_globals)
     base = base_globals[TOOL_USE_BASE_CLASS]
     namespace[TOOL_USE_BASE_CLASS] = base
