@@ -49,6 +49,11 @@ def __getattr__(name: str):
         from spade_gym import validation
 
         return getattr(validation, name)
+    if name in ("SpadeGymTaskset", "SpadeGymEnv"):
+        # verifiers' loader (`vf-eval spade-gym`) takes these from __all__; needs the [verifiers] extra
+        from spade_gym.integrations import verifiers
+
+        return getattr(verifiers, name)
     raise AttributeError(f"module 'spade_gym' has no attribute {name!r}")
 
 
@@ -57,6 +62,7 @@ register_default_suites()
 
 __all__ = [
     "Card", "HintWrapper", "IntegrityError", "PolicyViolation", "PrivilegedInfo", "ProgramError",
-    "ProgramTimeout", "RegistryError", "SandboxError", "SpadeEnv", "SpadeError", "Suite", "SuiteWarning",
+    "ProgramTimeout", "RegistryError", "SandboxError", "SpadeEnv", "SpadeError", "SpadeGymEnv", "SpadeGymTaskset",
+    "Suite", "SuiteWarning",
     "UnicodeText", "load_source", "make", "privileged", "register_suite", "tools",
 ]
