@@ -2,7 +2,7 @@
 
 Only for comparing the sandbox against plain CPython in tests; never used on
 untrusted code. Run as a script (in a subprocess with PYTHONHASHSEED=0):
-``python plain_runner.py PROGRAM.py '{"seeds": [...], "actions": [...], "kwargs": {...}}'``
+``python plain_runner.py PROGRAM.py '{"seeds": [...], "actions": [...], "kwargs": {...}, "hint": true}'``
 and prints one JSON document with every reset/solution/step result.
 """
 
@@ -76,7 +76,11 @@ def main():
     for seed in spec["seeds"]:
         obs, info = env.reset(seed=seed)
         solution = str(env.solution())
-        out.append({"reset": [obs, info], "solution": solution, "steps": play_steps(env, spec["actions"])})
+        entry = {"reset": [obs, info], "solution": solution}
+        if spec.get("hint"):  # {"hint": true}: the hint() text too (None without a hint method)
+            entry["hint"] = env.hint() if callable(getattr(env, "hint", None)) else None
+        entry["steps"] = play_steps(env, spec["actions"])
+        out.append(entry)
     print(json.dumps(out))
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from conftest import ROOT
 
 PACKAGE = ROOT / "src" / "spade_gym"
-#: Bottom to top. Shared leaf modules (errors, display, toolcalls, syntax, contract) are the floor.
+#: Bottom to top. Shared leaf modules (errors, display, toolcalls, syntax, contract, decoding) are the floor.
 LAYERS = [
-    {"errors", "display", "toolcalls", "syntax", "contract"},
+    {"errors", "display", "toolcalls", "syntax", "contract", "decoding"},
     {"sandbox"},
     {"env"},
     {"registry"},

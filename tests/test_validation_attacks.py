@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import spellers
 from conftest import GUESS_SOURCE
 from spade_gym.errors import ProtocolError
 from spade_gym.sandbox import ProgramHandle, protocol
@@ -156,6 +157,11 @@ def test_a_program_that_reads_the_clock_is_rejected():
 @pytest.mark.parametrize("spelling", [
     "It starts {d[0]}-{d[1]}-{d[2]}-{d[3]}.", "Think of the {n}th house.", "Roughly {n:,} coins.",
     "The digits are {d[0]} {d[1]} {d[2]} {d[3]}.", "Exactly {words}.",
+    # Spellings that passed the list-of-spellings normaliser (spade_gym.decoding reads them all):
+    "The plaque reads {roman}.", "The dial remembers {fullwidth}.", "The dial remembers {zero_width}.",
+    "Try {n:#x}.", "In hex: {n:x}.", "Le code est {french}.", "Der Code ist {german}.", "El código es {spanish}.",
+    "The dial last showed {reversed}.", "It is {d[0]}, {d[1]}, {d[2]} and {d[3]}.", "Say it as {pairs}.",
+    "Ref zz{n}qq.", "{reversed}, reversed",
 ])
 def test_hint_leaks_in_other_spellings_are_caught(spelling):
     seed = draw_seeds(SMALL.seed, SMALL.seeds)[0]
@@ -163,7 +169,12 @@ def test_hint_leaks_in_other_spellings_are_caught(spelling):
         handle.reset(seed=seed)
         answer = int(handle.solution())
     digits = str(answer)
-    text = spelling.format(d=digits, n=answer, words=_spell(answer))
+    assert answer % 100 >= 10, "the year-style spelling needs two two-digit halves"
+    text = spelling.format(d=digits, n=answer, words=_spell(answer), roman=spellers.roman(answer),
+                           fullwidth=spellers.fullwidth(digits), zero_width=spellers.zero_width_split(digits),
+                           french=spellers.french(answer), german=spellers.german(answer),
+                           spanish=spellers.spanish(answer), reversed=digits[::-1],
+                           pairs=f"{_spell(answer // 100)} {_spell(answer % 100)}")
     report = validate_source(game(), hint=text, config=SMALL.replace(checks=("static", "load", "hint")))
     assert [c.name for c in report.failures] == ["hint"], (text, report.summary())
     assert f"contains the solution of seed {seed}" in report.check("hint").message
@@ -200,7 +211,7 @@ def test_spelled_and_separated_numbers_normalise_to_digits(n):
 @settings(max_examples=200, deadline=None)
 @given(st.integers(min_value=100, max_value=9999), st.integers(min_value=100, max_value=9999))
 def test_other_numbers_do_not_count_as_leaks(n, m):
-    if n != m:
+    if n != m and str(n) != str(m)[::-1]:  # the digits backwards are a spelling of their own
         assert not leaks(f"the vault has {m} doors and {_spell(m)} keys", str(n))
 
 

@@ -2,13 +2,20 @@
 to copy, higher/lower feedback, the coarse shape of an answer.
 
 Shared by the probe policies (:mod:`spade_gym.validation.policies`), the fuzz inputs and
-the novelty check's behaviour fingerprint, so all three read a screen the same way.
+the novelty check's behaviour fingerprint, so all three read a screen the same way. Besides
+what is written, a script copies what is *spelled*: every reading :mod:`spade_gym.decoding`
+takes off the screen ("4821" from "MMMMDCCCXXI", "４８２１" or "1284, reversed") comes after
+the tokens as written.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+
+from spade_gym import decoding
+from spade_gym.decoding.decoders import plain as read_plainly
+from spade_gym.decoding.decoders import run
 
 BOX_OPEN = "\\boxed{"
 
@@ -34,24 +41,52 @@ def boxed(text: str) -> str:
 
 
 def observation_candidates(observation: str) -> list[str]:
-    """What a lazy agent could copy from the screen: boxed examples first, then tokens."""
+    """What a lazy agent could copy from the screen: boxed examples first, else the tokens,
+    then what they spell (:func:`decoded_candidates`)."""
     examples = [m.strip() for m in _BOXED_EXAMPLE.findall(observation)]
     examples = [e for e in examples if e and e.lower() not in _PLACEHOLDERS]
     if examples:
         return examples
-    tokens = _TOKEN.findall(observation[:20_000])
-    return tokens or ["0"]
+    text = observation[:20_000]
+    tokens = _TOKEN.findall(text)
+    return tokens + list(_decoded_only(text, tuple(dict.fromkeys(tokens)))) or ["0"]
 
 
 def all_candidates(observation: str) -> list[str]:
-    """Every distinct boxed example, token and number of an observation, in order of appearance."""
+    """Every distinct boxed example, token and number of an observation, in order of appearance,
+    then every further reading a decoder takes off it (Roman numerals, number words, other
+    scripts and bases, reversed, joined...)."""
     return list(_all_candidates(observation[:20_000]))
+
+
+def decoded_candidates(observation: str) -> list[str]:
+    """The readings of an observation that are not written in it as such come first ("4821" from
+    "MMMMDCCCXXI"), then the rest of :func:`all_candidates`."""
+    text = observation[:20_000]
+    plain = _plain_candidates(text)
+    decoded = _decoded_only(text, plain)
+    as_written = set(run(read_plainly, text))  # "4821" of "4821." is written, not decoded
+    first = [c for c in decoded if c not in as_written]
+    return first + [c for c in plain + decoded if c not in first]
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_candidates(text: str) -> tuple[str, ...]:
+    found = [m.strip() for m in _BOXED_EXAMPLE.findall(text)] + NUMBER.findall(text) + _TOKEN.findall(text)
+    return tuple(dict.fromkeys(c for c in found if c and c.lower() not in _PLACEHOLDERS))
+
+
+@functools.lru_cache(maxsize=4096)
+def _decoded_only(text: str, written: tuple[str, ...]) -> tuple[str, ...]:
+    """Readings of ``text`` that no written candidate already is (compared case-insensitively)."""
+    seen = {c.casefold() for c in written}
+    return tuple(c for c in decoding.candidates(text) if c not in seen and c not in _PLACEHOLDERS)
 
 
 @functools.lru_cache(maxsize=4096)
 def _all_candidates(text: str) -> tuple[str, ...]:
-    found = [m.strip() for m in _BOXED_EXAMPLE.findall(text)] + NUMBER.findall(text) + _TOKEN.findall(text)
-    return tuple(dict.fromkeys(c for c in found if c and c.lower() not in _PLACEHOLDERS))
+    plain = _plain_candidates(text)
+    return plain + _decoded_only(text, plain)
 
 
 @functools.lru_cache(maxsize=65536)

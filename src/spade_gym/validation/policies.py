@@ -12,7 +12,8 @@ Two families:
 * the **shortcut zoo** (:data:`SHORTCUT_BASELINES`): no-reasoning scripts that exploit
   what a weak environment gives away: the answers seen on *other* seeds (``prior``,
   ``blind_script``), a numeric range and higher/lower feedback (``bisection``), the
-  candidates the screen and the feedback show (``enumeration``, ``copy``). Used by the
+  candidates the screen and the feedback show (``enumeration``, ``copy``), what the screen
+  spells in another form (``decode``: Roman numerals, number words, reversed...). Used by the
   ``shortcut`` and ``levels`` checks and by ``spade-gym eval --agent baselines``.
 
 Every policy is a plain function of the observations and a seeded RNG, so a probe run is
@@ -28,8 +29,8 @@ from dataclasses import dataclass, field
 
 from spade_gym import toolcalls
 from spade_gym.validation.observations import (
-    HIGHER_FEEDBACK, LOWER_FEEDBACK, NUMBER, WORDS, all_candidates, as_number, boxed, observation_candidates,
-    render_number, shape,
+    HIGHER_FEEDBACK, LOWER_FEEDBACK, NUMBER, WORDS, all_candidates, as_number, boxed, decoded_candidates,
+    observation_candidates, render_number, shape,
 )
 
 
@@ -277,6 +278,32 @@ class CopyEvery(Policy):
         return boxed(self.candidates[turn % len(self.candidates)])
 
 
+class Decode(Policy):
+    """*decode*: answers what the screen and every feedback so far *spell* (Roman numerals, number
+    words in four languages, other bases and scripts, reversed, separated, glued, acrostics;
+    :mod:`spade_gym.decoding`), those readings first, then what is written; answer-shaped ones
+    first, never one twice, while attempts remain. Validation shows baselines no hint, so this
+    decodes the screen only; a hint is decoded by the ``hint`` check."""
+
+    def __init__(self, rng, prior: Prior):
+        super().__init__(rng)
+        self.shapes = prior.shapes()
+        self.tried: set[str] = set()
+        self.pool: list[str] = []
+
+    def act(self, observation, turn, solution):
+        known = set(self.pool)
+        for candidate in decoded_candidates(observation):
+            if candidate not in known:
+                self.pool.append(candidate)
+                known.add(candidate)
+        fresh = [c for c in self.pool if c not in self.tried]
+        fitting = [c for c in fresh if shape(c) in self.shapes]
+        choice = (fitting or fresh or [self.rng.choice(WORDS)])[0]
+        self.tried.add(choice)
+        return boxed(choice)
+
+
 # ----------------------------------------------------------------------------- registry
 
 #: What each policy does, for messages.
@@ -294,6 +321,7 @@ DESCRIPTIONS = {
     "bisection": "bisects the numeric range on higher/lower feedback",
     "enumeration": "retries distinct candidates from the screen and the feedback, answer-shaped first",
     "copy_every": "answers every token of the first observation in turn",
+    "decode": "answers what the screen spells (Roman numerals, number words, other bases, reversed...), in turn",
 }
 
 _SIMPLE: dict[str, Callable[..., Policy]] = {
@@ -302,7 +330,7 @@ _SIMPLE: dict[str, Callable[..., Policy]] = {
 }
 _INFORMED: dict[str, Callable[..., Policy]] = {
     "prior": PriorAnswers, "blind_script": BlindScript, "bisection": Bisection, "enumeration": Enumeration,
-    "copy_every": CopyEvery,
+    "copy_every": CopyEvery, "decode": Decode,
 }
 #: The shortcut zoo, in the order reports list it.
 SHORTCUT_BASELINES: tuple[str, ...] = tuple(_INFORMED)

@@ -1,4 +1,9 @@
-"""``hint`` and ``info_leak``: nothing hands the agent the answer, in any spelling."""
+"""``hint`` and ``info_leak``: nothing hands the agent the answer, in any spelling.
+
+"Any spelling" is decided by decoding (:mod:`spade_gym.decoding`): a text leaks a solution
+when some reading of it (number words, Roman numerals, another base, reversed, an acrostic...)
+is that solution; the message says which spelling it was.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +11,13 @@ from typing import Any
 
 from spade_gym.validation.checks import check
 from spade_gym.validation.context import Context, Outcome
-from spade_gym.validation.leaks import flatten_info, leaks, normalise
+from spade_gym.validation.leaks import flatten_info, leaks, normalise, spelling
 from spade_gym.validation.messages import Problem, excerpt, format_problems
 
 #: Shortest normalised solution an info value is searched for (shorter ones are compared whole).
 INFO_SUBSTRING_CHARS = 3
 #: Longest normalised solution a fixed hint may contain by coincidence ("be", "3", "no").
 COINCIDENCE_CHARS = 3
-
-
-def _spelling(text: str, solution: str) -> str:
-    plain = solution.strip()
-    return "verbatim" if plain and plain.lower() in text.lower() else f"as {excerpt(normalise(text)[:80], 80)} once normalised"
 
 
 def static_hint_tolerance(seeds: int) -> int:
@@ -54,7 +54,7 @@ def check_hint(ctx: Context) -> Outcome:
             seed, solution = leaked[0]
             problems.append(Problem("leak", where, (
                 f"the hint {excerpt(text, 120)} contains the solution of seed {seed} ({excerpt(solution)}) "
-                f"{_spelling(text, solution)}; a hint must point to the approach, never give the answer")))
+                f"{spelling(text, solution)}; a hint must point to the approach, never give the answer")))
 
     if ctx.hint is not None:
         # One text for every episode carries no information about which task this is: it gives
