@@ -14,6 +14,7 @@ from spade_gym.contract import (
     TOOL_USE_KIND,
     TOOL_USE_REQUIRED_METHODS,
 )
+from spade_gym.env.monitor import screen_reveals
 from spade_gym.errors import PolicyViolation, SandboxError
 from spade_gym.sandbox import compile_program
 from spade_gym.validation.checks import check
@@ -185,6 +186,9 @@ def check_load(ctx: Context) -> Outcome:
         return Outcome(False, format_problems(headline, problems, "seed(s)"),
                        {"failed_seeds": [int(p.where.split()[-1]) for p in problems]})
     first = episodes[0]
-    ctx.details.update(first_observation=first.obs0, hint=first.hint0)
+    # What deployment monitors compare against: how often the task screen itself reveals
+    # the answer (a multiple-choice screen lists it among the options on every seed).
+    revealed = sum(screen_reveals(e.obs0, e.solution0) for e in episodes)
+    ctx.details.update(first_observation=first.obs0, hint=first.hint0, screen_reveals=[revealed, len(episodes)])
     return Outcome(True, f"loaded {ctx.class_name} (max_turns {ctx.max_turns}) and reset it on {len(episodes)} seeds",
                    {"max_turns": ctx.max_turns, "program_info": info})
