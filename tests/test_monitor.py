@@ -231,3 +231,28 @@ def test_a_registered_program_that_breaks_the_contract_is_quarantined(tmp_path):
     released = CliRunner().invoke(main, ["quarantine", "release", entry.card.sha256[:12]])
     assert released.exit_code == 0, released.output
     gym.make(entry.id).close()
+
+
+def test_a_card_with_a_screen_baseline_turns_the_screen_monitor_on(tmp_path):
+    """What gym.make builds: the card's validated screen rate is the monitor's baseline."""
+    import gymnasium as gym
+
+    from conftest import card_for
+    from spade_gym.errors import QuarantinedError, SuiteWarning
+    from spade_gym.registry import Suite, register_suite
+
+    source = SCREEN.format(rare="seed is not None and seed < 1000", late="10**9").replace("CodeEnv", "LeakyCodeEnv")
+    suite = Suite(tmp_path / "suite")
+    entry = suite.add(source, card_for(source, name="LeakyCode", validation={"screen_reveals": [0, 16]}))
+    register_suite(suite.path)
+    env = gym.make(entry.id)
+    try:
+        with pytest.warns(SuiteWarning, match="screen-leak"):
+            for seed in range(40):
+                if "error" in env.reset(seed=seed)[1]:
+                    break
+        assert env.unwrapped.monitor.violation.rule == "screen-leak"
+    finally:
+        env.close()
+    with pytest.raises(QuarantinedError):
+        gym.make(entry.id)
