@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import BENIGN_DIR, PROGRAMS
-from tooluse_broken import BROKEN, broken_source
+from tooluse_broken import BROKEN, SOUND, broken_source
 from spade_gym.cli import main
 from spade_gym.validation import ValidationConfig, validate_source
 from spade_gym.validation.tool_schemas import (
@@ -78,6 +78,16 @@ def test_each_broken_program_fails_its_check_with_seed_and_line(name):
     assert check_name in failed, report.summary()
     assert text in failed[check_name].message, failed[check_name].message
     assert "seed" in failed[check_name].message
+
+
+def test_an_answer_the_task_states_is_fine_when_the_transfer_is_still_needed():
+    """The answer in the task text, but _check_answer still requires the transfer: copying the
+    number from the task without doing the work loses (issue 22 item 7), so tools_needed passes."""
+    source = SOUND.read_text().replace(
+        "f\"{owner_to}'s new balance as <answer>AMOUNT</answer>.\"",
+        "f\"{owner_to}'s new balance ({self._expected_answer}) as <answer>AMOUNT</answer>.\"")
+    check = validate_source(source, config=FAST).check("tools_needed")
+    assert check.passed, check.message
 
 
 def test_default_answer_check_means_the_tools_are_not_needed():

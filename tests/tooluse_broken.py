@@ -40,9 +40,10 @@ _BALANCE_CALL = '''            f'<tool_call>{{"name": "get_balance", "arguments"
 #: name -> (the defect, as the program's docstring states it; [(sound text, broken text)])
 BROKEN: dict[str, tuple[str, list[tuple[str, str]]]] = {
     "answer_alone": ("the answer alone wins (no call required)", [(_CHECK_ANSWER, "")]),
-    "answer_in_task": ("the task text gives the answer away", [(
-        "f\"{owner_to}'s new balance as <answer>AMOUNT</answer>.\"",
-        "f\"{owner_to}'s new balance ({self._expected_answer}) as <answer>AMOUNT</answer>.\"")]),
+    "answer_in_task": ("the task text gives the answer away, and the answer alone wins", [
+        ("f\"{owner_to}'s new balance as <answer>AMOUNT</answer>.\"",
+         "f\"{owner_to}'s new balance ({self._expected_answer}) as <answer>AMOUNT</answer>.\""),
+        (_CHECK_ANSWER, "")]),
     "answer_second_turn": ("the answer wins from the second turn on, calls or not", [(
         'done = any(c["name"] == "transfer" and "Transferred" in c["result"] for c in self._call_history)',
         'done = self.turn_count >= 2  # "the agent must have done something first"')]),
