@@ -49,7 +49,7 @@ def _write(path: Path, text: str) -> None:
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
               help="Episodes played at once (HTTP requests in flight, or the local batch size).")
 @click.option("--model", help="transformers: checkpoint path or hub id; openai: served model name; "
-                               "baselines: prior, blind_script, bisection, enumeration or copy_every.")
+                               "baselines: prior, blind_script, bisection, enumeration, copy_every or decode.")
 @click.option("--base-url", help="openai: the API root, e.g. http://localhost:8000/v1.")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
               help="openai: environment variable holding the API key (unset: no key sent).")
