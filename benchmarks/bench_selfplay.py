@@ -8,11 +8,11 @@ validate (the sandbox validating them), play (episodes; of which the time inside
 environments, i.e. the sandbox, is measured separately), update (TRL's GRPO step).
 
 Part 2 (estimate, for the GPU presets): the environment side's share of an iteration
-of ``qwen3-8b``, from this machine's measured per-program validation time and
-per-step sandbox cost, and a stated generation throughput for the model class
-(``--gen-tokens-per-s``; the default, 8,000 output tokens/s, is a conservative figure
-for an 8B model served by vLLM in bf16 on one H100 with large batches). Token counts per
-iteration follow from the preset; turns and tokens per turn are stated assumptions.
+of ``qwen3-8b`` on 8 GPUs, from the plan of ``spade-gym selfplay --plan``
+(``selfplay/plan.py``: global counts, every rank, thinking turns at the preset's
+``max_turn_tokens``) with this machine's measured per-program validation time and
+per-step sandbox cost. ``--gen-tokens-per-s`` is the plan's ``tokens_per_s`` (decode
+tokens/s of the one server GPU; default 4,000, an 8B model on an H100 80 GB).
 """
 
 from __future__ import annotations
@@ -74,37 +74,37 @@ def part_one(rows: list[dict]) -> None:
 
 def part_two(per_program: float, per_step: float, gen_tokens_per_s: float, cores: int) -> None:
     from spade_gym.selfplay import load_preset
+    from spade_gym.selfplay.plan import Assumptions, plan_iteration
 
     config = load_preset("qwen3-8b")
-    programs = config.designer_groups * config.num_generations
-    valid_fraction = 0.5  # assumption: half of the designs validate
-    turns, turn_tokens, program_tokens = 8, 600, 6000  # assumptions: typical episode and program sizes
-    regret_episodes = int(programs * valid_fraction) * config.paired_seeds * 2
-    agent_episodes = config.agent_groups * config.num_generations
-    episodes = regret_episodes + agent_episodes
-    gen_tokens = programs * program_tokens + episodes * turns * turn_tokens
-    generation = gen_tokens / gen_tokens_per_s
-    validation = programs * per_program / cores  # programs validate in parallel, one per core
-    steps = episodes * (turns + 1)
-    env_steps = steps * per_step / cores
-    env = validation + env_steps
+    # validation runs on the host's cores: the plan's per-rank workers, each at the measured speed
+    plan = plan_iteration(config, gpus=8, assumptions=Assumptions(tokens_per_s=gen_tokens_per_s,
+                                                                  validate_s=per_program))
+    episodes = sum(r.episodes for r in plan.roles)
+    turns = config.max_turns
+    steps = int(episodes * (turns + 1))
+    env_steps = steps * per_step / cores  # every rank's sandbox workers share the host's cores
+    generation = sum(plan.generation_s.values())
+    env = plan.validation_s + env_steps
     rows = [
-        ("designs per iteration", programs, ""),
-        ("episodes per iteration (regret pairs + agent groups)", episodes, f"{turns} turns assumed"),
-        ("generated tokens per iteration", f"{gen_tokens:,}", f"{program_tokens}/program, {turn_tokens}/turn assumed"),
-        ("generation time", f"{generation:,.0f} s", f"at {gen_tokens_per_s:,.0f} tokens/s (assumed)"),
-        ("validation time", f"{validation:,.1f} s", f"{per_program:.2f} s/program measured here, {cores} cores"),
-        ("environment steps", f"{env_steps:,.1f} s", f"{steps:,} steps x {per_step * 1e6:.0f} us measured here"),
-        ("environment side / (generation + environment side)", f"{env / (generation + env):.2%}", "target < 10%"),
+        ("designs per iteration (all ranks)", f"{int(plan.roles[0].prompts):,}", ""),
+        ("episodes per iteration (regret pairs + agent tasks)", f"{int(episodes):,}", f"{turns} turns (max_turns)"),
+        ("generated tokens per iteration", f"{sum(r.tokens_generated for r in plan.roles):,.0f}",
+         f"{config.max_turn_tokens}/turn, {config.max_program_tokens}/program (the caps)"),
+        ("generation time", f"{generation:,.0f} s", f"at {gen_tokens_per_s:,.0f} tokens/s on 1 server GPU (assumed)"),
+        ("training time", f"{plan.training_s:,.0f} s", f"{plan.train_ranks} ranks, plan's MFU"),
+        ("validation time", f"{plan.validation_s:,.1f} s", f"{per_program:.2f} s/program measured here"),
+        ("environment steps", f"{env_steps:,.1f} s", f"{steps:,} steps x {per_step * 1e6:.0f} us measured, {cores} cores"),
+        ("environment side / iteration", f"{env / (plan.iteration_s + env_steps):.2%}", "target < 10%"),
     ]
-    print_table("qwen3-8b preset: environment side's share of an iteration (estimate)", ("quantity", "value", "basis"),
-                rows)
+    print_table("qwen3-8b preset on 8 GPUs: environment side's share of an iteration (estimate, selfplay/plan.py)",
+                ("quantity", "value", "basis"), rows)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", help="read this run directory instead of running cpu-tiny")
-    parser.add_argument("--gen-tokens-per-s", type=float, default=8000.0)
+    parser.add_argument("--gen-tokens-per-s", type=float, default=4000.0)
     parser.add_argument("--cores", type=int, default=32, help="CPU cores of the GPU host for validation")
     args = parser.parse_args()
     if args.run:

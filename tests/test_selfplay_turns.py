@@ -72,11 +72,11 @@ def test_thinking_presets_train_per_turn_and_trls_batch_is_one_iteration():
         config = load_preset(name)
         # Qwen3 presets think before every reply; the tiny CPU model does not (nothing to strip)
         assert config.sample_unit == ("turn" if name.startswith("qwen3") else "episode"), name
-        if "per_device_train_batch_size" in config.grpo:
-            # TRL's generation batch holds exactly one iteration's samples
-            assert (config.grpo["per_device_train_batch_size"] * config.grpo["gradient_accumulation_steps"]
-                    == config.batch_size == (config.designer_groups + config.agent_groups * config.turn_samples)
-                    * config.num_generations), name
+        # the loop sets the accumulation steps: one iteration is one optimizer step
+        assert "gradient_accumulation_steps" not in config.grpo, name
+        assert config.batch_size == (config.designer_groups + config.agent_groups
+                                     * (config.turn_samples if config.sample_unit == "turn" else 1)
+                                     ) * config.num_generations, name
 
 
 # ---------------------------------------------------------------- with a tiny model and TRL
@@ -350,3 +350,41 @@ def test_stale_design_samples_are_importance_corrected_per_token(tiny):
     assert weighted != pytest.approx(plain)
     assert trainer.use_vllm is False  # TRL's flags are restored
     assert trainer.vllm_importance_sampling_correction == trainer.args.vllm_importance_sampling_correction
+
+
+def test_trimmed_micro_batches_give_trls_log_probabilities(tiny):
+    """The self-play trainer drops the columns no row of a chunk attends before each forward
+    pass (selfplay/trainer.py): one sample per micro-batch is computed at its own length, and
+    its log-probabilities and entropies are TRL's on the padded batch."""
+    from trl import GRPOTrainer
+
+    from spade_gym.selfplay.trainer import SpadeGRPOTrainer
+
+    theirs, mine = make_trainer(tiny), make_trainer(tiny, trainer_class=SpadeGRPOTrainer)
+    pad = theirs.processing_class.pad_token_id
+    rows = [([5, 6, 7, 8, 9, 10], [11, 12]), ([5, 6], [13, 14, 15, 16, 17, 18, 19]), ([7, 8, 9], [20])]
+    width_p, width_c = max(len(p) for p, _ in rows), max(len(c) for _, c in rows)
+    ids = torch.tensor([[pad] * (width_p - len(p)) + p + c + [pad] * (width_c - len(c)) for p, c in rows])
+    mask = torch.tensor([[0] * (width_p - len(p)) + [1] * (len(p) + len(c)) + [0] * (width_c - len(c))
+                         for p, c in rows])
+    completion = torch.tensor([[1] * len(c) + [0] * (width_c - len(c)) for _, c in rows]).bool()
+    widths = []
+    model = mine.model
+    hook = model.register_forward_pre_hook(lambda module, args, kwargs: widths.append(kwargs["input_ids"].shape[1]),
+                                           with_kwargs=True)
+    try:
+        for batch_size in (1, 2, 3):
+            expected, expected_entropy, _ = GRPOTrainer._get_per_token_logps_and_entropies(
+                theirs, theirs.model, ids, mask, width_c, batch_size=batch_size, compute_entropy=True)
+            assert widths[-1] == width_p + width_c  # TRL: every chunk at the padded width
+            widths.clear()
+            got, got_entropy, _ = mine._get_per_token_logps_and_entropies(model, ids, mask, width_c,
+                                                                        batch_size=batch_size, compute_entropy=True)
+            assert got.shape == expected.shape == (3, width_c)
+            torch.testing.assert_close(got[completion], expected[completion], atol=1e-5, rtol=1e-4)
+            torch.testing.assert_close(got_entropy[completion], expected_entropy[completion], atol=1e-4, rtol=1e-4)
+            assert (got[~completion] == 0).all()
+            if batch_size == 1:  # each sample at its own length, not the padded 6 + 7
+                assert widths == [len(p) + len(c) for p, c in rows], widths
+    finally:
+        hook.remove()

@@ -28,10 +28,23 @@ from spade_gym.selfplay.presets import PRESETS, load_preset
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a config field (repeatable), e.g. --set reward.mode=paper --set grpo.bf16=true.")
 @click.option("--show-config", is_flag=True, help="Print the resolved configuration and exit.")
+@click.option("--plan", "plan", is_flag=True,
+              help="Print what one iteration costs (work per role, samples per step, generation and training time, "
+                   "peak memory per device) and exit; nothing is trained or downloaded.")
+@click.option("--gpus", type=click.IntRange(min=1), default=8, show_default=True,
+              help="With --plan: GPUs of the run, the vLLM server's included.")
+@click.option("--vllm-gpus", type=click.IntRange(min=0), default=None,
+              help="With --plan: GPUs reserved for `trl vllm-serve` [default: the config's vllm_gpus with "
+                   "vllm_mode=server, else 0].")
+@click.option("--tokens-per-s", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="With --plan: decode tokens/s of one generation GPU at full batch [default: 4000, an 8B model "
+                   "on an H100 80 GB].")
+@click.option("--assume", "assume", multiple=True, metavar="KEY=VALUE",
+              help="With --plan: another assumption (repeatable), e.g. --assume turns=6 --assume mfu=0.3.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON.")
 @handle_errors
 def command(preset, output, resume, iterations, designer, base_url, designer_model, overrides, show_config,
-            as_json):
+            plan, gpus, vllm_gpus, tokens_per_s, assume, as_json):
     """Run SPADE self-play: one policy designs environments (rewarded by hint regret)
     and plays them (rewarded by its return), both trained with GRPO (TRL).
 
@@ -44,6 +57,7 @@ def command(preset, output, resume, iterations, designer, base_url, designer_mod
       spade-gym selfplay --preset cpu-tiny --output runs/demo
       spade-gym selfplay --output runs/demo --resume --iterations 6
       spade-gym selfplay --preset qwen3-8b --output runs/q8 --set paired_seeds=8
+      spade-gym selfplay --preset qwen3-8b --output runs/q8 --plan --gpus 8 --tokens-per-s 4000
       spade-gym selfplay --designer openai --base-url http://localhost:8000/v1 --model my-model --output runs/served
     """
     if (base_url or designer_model) and designer != "openai":
@@ -64,6 +78,18 @@ def command(preset, output, resume, iterations, designer, base_url, designer_mod
     if show_config:
         click.echo(json.dumps(config.to_dict(), indent=2))
         return
+    if plan:
+        from spade_gym.selfplay.plan import format_plan, parse_assumptions, plan_iteration
+
+        assumptions = parse_assumptions(([f"tokens_per_s={tokens_per_s}"] if tokens_per_s else []) + list(assume))
+        result = plan_iteration(config, gpus=gpus, vllm_gpus=vllm_gpus, assumptions=assumptions)
+        if as_json:
+            echo_json(result.to_dict())
+        else:
+            click.echo(format_plan(result))
+        return
+    if vllm_gpus is not None or tokens_per_s is not None or assume:
+        raise ConfigError("--vllm-gpus, --tokens-per-s and --assume are for --plan")
     import contextlib
     import sys
 

@@ -70,6 +70,8 @@ class SelfPlayConfig:
     designer_base_url: str | None = None
     designer_model: str | None = None
     designer_api_key_env: str = "OPENAI_API_KEY"
+    #: Design prompts per iteration, all ranks together (G designs each); divided across the
+    #: ranks by ``selfplay/batch.py``, so the batch is the same on any number of GPUs.
     designer_groups: int = 1
     num_generations: int = 4
     #: What the designer writes: "game", "tool-use" (SPADE's second setting: programs on
@@ -90,6 +92,8 @@ class SelfPlayConfig:
     memory_k: int = 2
 
     # --- play
+    #: Agent tasks per iteration, all ranks together (G episodes of one environment and seed
+    #: each; the no-hint regret plays of new designs first, then pool tasks).
     agent_groups: int = 2
     paired_seeds: int = 4
     agent_temperature: float = 0.8
@@ -114,6 +118,8 @@ class SelfPlayConfig:
     #: G episodes per group; shorter episodes are padded with masked samples, longer ones
     #: are trained on this many of their turns, drawn uniformly (see selfplay/turns.py).
     turn_samples: int = 4
+    #: Episodes one rank plays at once (each holds a sandbox worker); more wait for a free place.
+    play_concurrency: int = 32
     #: Validation seeds for designed programs (the validator's default is 16).
     validation_seeds: int = 8
     #: Reject designs without a hint (regret would compare two identical arms).
@@ -146,15 +152,30 @@ class SelfPlayConfig:
     #: writes a new one, before the loop commits it (``spade_state.json``), so a kill in
     #: between must still find the previous one.
     save_total_limit: int | None = 2
-    #: Extra fields passed to TRL's GRPOConfig as they are (bf16, use_vllm, ...).
+    #: Extra fields passed to TRL's GRPOConfig as they are (bf16, use_vllm, ...). The loop
+    #: sets the batch itself: ``per_device_train_batch_size`` is the micro-batch (default: a
+    #: rank's whole share), gradient accumulation is the rest of the share (one iteration is
+    #: one optimizer step). ``ddp_timeout`` (seconds) bounds every collective of the run.
     grpo: dict[str, Any] = field(default_factory=dict)
+    # --- launch: set by the commands that start the run (accelerate's --config_file, trl
+    # vllm-serve); stated here so that --plan prices them and the loop warns on a mismatch
+    #: How the training state is sharded: "none" (DDP: every rank holds the policy, its
+    #: gradients and Adam's state), "zero3" (DeepSpeed ZeRO-3 or FSDP full sharding: held once
+    #: across the ranks) or "zero3-offload" (ZeRO-3 with Adam's state in host memory).
+    sharding: Literal["none", "zero3", "zero3-offload"] = "none"
+    #: GPUs the launch gives `trl vllm-serve` (vllm_mode=server), and its tensor-parallel size.
+    vllm_gpus: int = 1
+    vllm_tensor_parallel: int = 1
     report_to: tuple[str, ...] = ("tensorboard",)
     #: torch's intra-op threads (None: torch's default). The CPU presets use 1: sandbox
     #: workers run beside the model, and an oversubscribed OpenMP pool spins (measured
     #: 20x slower training steps on a loaded 2-core machine).
     torch_threads: int | None = None
 
-    def validate(self) -> None:
+    def validate(self, world: int | None = None) -> None:
+        """Refuse what cannot run. With ``world`` (the number of training ranks, known once the
+        run is launched, or planned) also whether the global batch divides over them
+        (``selfplay/batch.py``)."""
         if self.iterations < 1:
             raise ConfigError("iterations must be >= 1")
         if self.num_generations < 2:
@@ -163,6 +184,13 @@ class SelfPlayConfig:
             raise ConfigError("need at least one designer or agent group per iteration")
         if self.paired_seeds < 1:
             raise ConfigError("paired_seeds must be >= 1")
+        if self.play_concurrency < 1:
+            raise ConfigError("play_concurrency must be >= 1")
+        if self.sharding not in ("none", "zero3", "zero3-offload"):
+            raise ConfigError("sharding must be 'none', 'zero3' or 'zero3-offload'")
+        if self.vllm_gpus < 0 or self.vllm_tensor_parallel < 1 or \
+                (self.vllm_gpus and self.vllm_gpus % self.vllm_tensor_parallel):
+            raise ConfigError("vllm_gpus must be a multiple of vllm_tensor_parallel (>= 1)")
         if self.sample_unit not in ("episode", "turn"):
             raise ConfigError("sample_unit must be 'episode' or 'turn'")
         if self.turn_samples < 1:
@@ -200,6 +228,17 @@ class SelfPlayConfig:
         if self.save_total_limit is not None and self.save_total_limit < 2:
             raise ConfigError("save_total_limit must be >= 2 (or null: keep all): TRL deletes old checkpoints "
                               "before the new one is committed, so a kill in between needs the previous one")
+        for key in ("gradient_accumulation_steps", "steps_per_generation", "generation_batch_size"):
+            if key in self.grpo:
+                raise ConfigError(f"grpo.{key} is the loop's own setting: one iteration is one optimizer step over "
+                                  "the iteration's samples (designer_groups and agent_groups, global); choose the "
+                                  "micro-batch with grpo.per_device_train_batch_size")
+        micro = self.grpo.get("per_device_train_batch_size")
+        if micro is not None and (not isinstance(micro, int) or isinstance(micro, bool) or micro < 1):
+            raise ConfigError("grpo.per_device_train_batch_size (the micro-batch) must be a whole number >= 1")
+        timeout = self.grpo.get("ddp_timeout", 1800)
+        if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+            raise ConfigError("grpo.ddp_timeout must be a number of seconds > 0")
         for key in ("save_steps", "save_total_limit", "save_strategy"):
             if key in self.grpo:
                 hint = f"set {key}={self.grpo[key]} instead" if key != "save_strategy" else \
@@ -216,6 +255,19 @@ class SelfPlayConfig:
             if self.regret_plays_trained and self.regret_temperature is not None:
                 trained["regret"] = self.regret_temperature
             check_temperatures(use_vllm=True, loss_temperature=self.temperature, role_temperatures=trained)
+        if world is not None:
+            self.check_ranks(world)
+
+    def check_ranks(self, world: int) -> None:
+        """The global batch divides over ``world`` training ranks, and the micro-batch over a rank's share."""
+        from spade_gym.selfplay.batch import batch_layout
+
+        layout = batch_layout(self, world)
+        micro = self.grpo.get("per_device_train_batch_size")
+        if micro is not None and layout.slots_per_rank % micro:
+            raise ConfigError(
+                f"grpo.per_device_train_batch_size={micro} does not divide a rank's {layout.slots_per_rank} samples "
+                f"per iteration ({world} rank(s)); choose a divisor (1 always works)")
 
     @property
     def regret_play_temperature(self) -> float:
@@ -240,10 +292,16 @@ class SelfPlayConfig:
         return list(skills_for(self.kind))
 
     @property
+    def ddp_timeout_s(self) -> float:
+        """Seconds any collective may wait (``grpo.ddp_timeout``, TRL's default 1800)."""
+        return float(self.grpo.get("ddp_timeout", 1800))
+
+    @property
     def batch_size(self) -> int:
-        """Samples per iteration (per rank): one GRPO group per designer prompt and per agent
-        task (``turn_samples`` per task with per-turn samples); a served designer's designs
-        are not trained on, so they take no slot."""
+        """Trained samples per iteration, all ranks together (padding slots not counted, see
+        ``selfplay/batch.py``): one GRPO group per designer prompt and per agent task
+        (``turn_samples`` per task with per-turn samples); a served designer's designs are
+        not trained on, so they take no slot."""
         trained_design_groups = self.designer_groups if self.designer == "policy" else 0
         per_task = self.turn_samples if self.sample_unit == "turn" else 1
         return (trained_design_groups + self.agent_groups * per_task) * self.num_generations

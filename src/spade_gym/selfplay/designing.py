@@ -12,15 +12,18 @@ from spade_gym.selfplay.warmstart import compact_design_messages
 
 
 class DesignStage(RolloutStage):
-    def _design(self, policy: TokenPolicy, n_groups: int, iteration: int, rng: random.Random, phase):
+    def _design(self, policy: TokenPolicy, n_groups: int, iteration: int, rng: random.Random, phase, *,
+                offset: int = 0):
+        """This rank's ``n_groups`` design groups; ``offset`` is the index of its first among the
+        iteration's (``designer_groups``, global): the targets rotate over the iteration's groups,
+        so the same groups get the same targets on any number of ranks."""
         config = self.config
         designs: list[DesignResult] = []
         samples: list = []
         prompt_ids: list[list[int]] = []
         all_entries = self.seed_entries + self.suite.entries()
         for group in range(n_groups):
-            # Targets rotate over all ranks' groups: rank r takes the r-th block of this iteration.
-            cursor = ((iteration - 1) * self.ranks.world + self.ranks.rank) * n_groups + group
+            cursor = (iteration - 1) * config.designer_groups + offset + group
             skill, multi_turn = self.targets[cursor % len(self.targets)]
             if multi_turn is None:
                 multi_turn = rng.random() < config.multi_turn_ratio
@@ -39,14 +42,15 @@ class DesignStage(RolloutStage):
                                      index=len(designs) + i) for i, s in enumerate(group_samples)]
         return designs, samples, prompt_ids
 
-    def _design_served(self, n_groups: int, iteration: int, rng: random.Random, phase) -> list[DesignResult]:
+    def _design_served(self, n_groups: int, iteration: int, rng: random.Random, phase, *,
+                       offset: int = 0) -> list[DesignResult]:
         """Designs from the served model (not trained on: they carry no tokens of the policy)."""
         config = self.config
         backend = self._served_backend()
         designs: list[DesignResult] = []
         all_entries = self.seed_entries + self.suite.entries()
         for group in range(n_groups):
-            cursor = ((iteration - 1) * self.ranks.world + self.ranks.rank) * n_groups + group
+            cursor = (iteration - 1) * config.designer_groups + offset + group
             skill, multi_turn = self.targets[cursor % len(self.targets)]
             if multi_turn is None:
                 multi_turn = rng.random() < config.multi_turn_ratio

@@ -38,7 +38,8 @@ draws the same) covers the whole call:
   would rest on how vLLM seeds an ``n>1`` request's children.
 
 Requests are made per rank and never as collectives: ranks play different numbers of
-turns, so a gathered generate call would deadlock.
+turns, so a gathered generate call would deadlock. On the server path every rank first
+waits for the main process's weight push (see :class:`VLLMServerGenerator`).
 """
 
 from __future__ import annotations
@@ -187,7 +188,19 @@ class TransformersGenerator:
 
 
 class VLLMServerGenerator:
-    """Per-rank requests to TRL's vLLM server (``trl vllm-serve``); TRL pushes the weights."""
+    """Per-rank requests to TRL's vLLM server (``trl vllm-serve``); TRL pushes the weights.
+
+    **Ranks wait for the push.** Before each ``rollout_func`` call TRL's ``sync_weights``
+    streams the new weights to the server from the main process only, then resets the
+    server's prefix cache (``VLLMGeneration.sync_weights``: ``update_named_params`` and
+    ``reset_prefix_cache`` under ``is_main_process``); the other ranks only iterate the
+    parameters (a collective under ZeRO-3/FSDP, nothing at all under DDP) and enter the
+    rollout at once. A request they sent then would be served by a half-updated model, or
+    from a cache of the old one. So the rollout's first act, before any request, is a
+    barrier of every rank (:meth:`SpadeRollout._start_iteration
+    <spade_gym.selfplay.rollout.SpadeRollout._start_iteration>`): the main process reaches
+    it only after its push and cache reset returned.
+    """
 
     def __init__(self, trainer, tokenizer, *, loss_temperature: float, client=None):
         self.trainer = trainer

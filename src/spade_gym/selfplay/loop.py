@@ -56,9 +56,10 @@ def start_selfplay(config: SelfPlayConfig, output_dir: str | os.PathLike, *, pro
     _require_training_extra()
     from spade_gym.selfplay.distributed import Ranks
 
-    ranks = Ranks.current(cpu=_uses_cpu(config))
+    config.validate()  # before any process group: a bad config fails fast, on every rank alike
+    ranks = Ranks.current(cpu=_uses_cpu(config), timeout_s=config.ddp_timeout_s)
     run_dir = Path(output_dir)
-    config.validate()
+    config.validate(world=ranks.world)
     if ranks.is_main:
         if run_dir.exists() and any(run_dir.iterdir()):
             raise ConfigError(f"{run_dir} is not empty; use --resume to continue that run, or a new --output")
@@ -78,10 +79,11 @@ def resume_selfplay(output_dir: str | os.PathLike, *, iterations: int | None = N
     if not config_path.exists():
         raise ConfigError(f"nothing to resume in {run_dir}: no config.json")
     config = SelfPlayConfig.from_dict(json.loads(config_path.read_text()))
-    ranks = Ranks.current(cpu=_uses_cpu(config))
     if iterations is not None:
         config.iterations = iterations
     config.validate()
+    ranks = Ranks.current(cpu=_uses_cpu(config), timeout_s=config.ddp_timeout_s)
+    config.validate(world=ranks.world)
     checkpoint = latest_checkpoint(run_dir)
     state = _state_class()()
     if checkpoint is not None:
@@ -194,6 +196,7 @@ def _build_trainer(config: SelfPlayConfig, run_dir: Path, model, tokenizer, roll
     from transformers import PrinterCallback
     from trl import GRPOConfig
 
+    from spade_gym.selfplay.batch import batch_layout
     from spade_gym.selfplay.trainer import SpadeGRPOTrainer
 
     from spade_gym.selfplay.callback import SpadeCallback
@@ -201,13 +204,17 @@ def _build_trainer(config: SelfPlayConfig, run_dir: Path, model, tokenizer, roll
     def spade_reward(prompts, completions, spade_reward, **kwargs):
         return [float(r) for r in spade_reward]
 
+    layout = batch_layout(config, ranks.world)
     slots = Dataset.from_list([{"prompt": [{"role": "user", "content": "spade-gym self-play slot"}]}]
-                              * max(64, config.batch_size * 4 * ranks.world))
+                              * max(64, layout.slots * 4))
+    # One iteration is one optimizer step over a rank's whole share: the micro-batch
+    # (grpo.per_device_train_batch_size, default the share) times the accumulation steps.
+    micro = int(config.grpo.get("per_device_train_batch_size", layout.slots_per_rank))
     grpo_args: dict[str, Any] = dict(
         output_dir=str(run_dir),
-        per_device_train_batch_size=config.batch_size,
+        per_device_train_batch_size=micro,
         num_generations=config.num_generations,
-        gradient_accumulation_steps=1,
+        gradient_accumulation_steps=layout.slots_per_rank // micro,
         max_steps=config.iterations,
         learning_rate=config.learning_rate,
         beta=config.beta,
@@ -222,14 +229,23 @@ def _build_trainer(config: SelfPlayConfig, run_dir: Path, model, tokenizer, roll
         disable_tqdm=True,
     )
     grpo_args.update(config.grpo)
+    grpo_args["per_device_train_batch_size"] = micro
     try:
         args = GRPOConfig(**grpo_args)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"bad GRPO option in the preset or --set grpo.*: {exc}") from None
+    if args.generation_batch_size != layout.slots:
+        raise ConfigError(f"TRL's generation batch ({args.generation_batch_size} samples) is not one iteration "
+                          f"({layout.slots} samples on {ranks.world} rank(s))")
     callback = SpadeCallback(rollout, run_dir / "metrics.jsonl", ranks=ranks, progress=progress,
                              iterations=config.iterations)
     trainer = SpadeGRPOTrainer(model=model, reward_funcs=spade_reward, args=args, train_dataset=slots,
                                processing_class=tokenizer, rollout_func=rollout)
+    if config.sharding != "none" and ranks.world > 1 and not (trainer.is_deepspeed_enabled or trainer.is_fsdp_enabled):
+        progress.log(f"warning: preset {config.preset} assumes sharded training state (sharding={config.sharding}: "
+                     "DeepSpeed ZeRO-3 or FSDP), but this launch is plain DDP: every rank holds the whole policy and Adam's "
+                     "state. Launch with accelerate's --config_file (see docs/selfplay.md), or check --plan's "
+                     "memory with --set sharding=none")
     # First in line, so the spade metrics it adds to each log reach TensorBoard too.
     trainer.callback_handler.callbacks.insert(0, callback)
     # The raw log dicts printed on every step say nothing the progress and summary do not.

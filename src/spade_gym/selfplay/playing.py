@@ -8,6 +8,7 @@ from spade_gym.agents import EpisodeSpec, play_episodes
 from spade_gym.env.monitor import CONTRACT_ERROR_KIND
 from spade_gym.errors import SpadeError
 from spade_gym.registry.quarantine import mark_of
+from spade_gym.selfplay.batch import assign_regret_plays
 from spade_gym.selfplay.policy import TokenAgent, TokenPolicy, Trace, TurnSample
 from spade_gym.selfplay.records import DesignResult, RolloutStage
 from spade_gym.selfplay.rewards import (
@@ -30,54 +31,86 @@ class PlayStage(RolloutStage):
         agent = TokenAgent(policy, temperature=temperature, max_turn_tokens=self.config.max_turn_tokens,
                            max_episode_tokens=self.config.max_episode_tokens, seed=seed,
                            sample_unit=self.config.sample_unit)
-        episodes = play_episodes(agent, specs, max_turns=self.config.max_turns, batch_size=32)
+        episodes = play_episodes(agent, specs, max_turns=self.config.max_turns,
+                                 batch_size=self.config.play_concurrency)
         self.env_seconds += sum(e.env_seconds for e in episodes)
         return episodes, agent
 
     def _measure_regret(self, policy: TokenPolicy, designs: list[DesignResult], iteration: int,
-                        rng: random.Random) -> list[list[tuple[Record, float, str]]]:
-        """Paired regret of each valid design; returns the no-hint plays, one group per design."""
-        valid = [d for d in designs if d.valid]
+                        rng: random.Random, *, capacity: int | None = None) -> list[list[tuple[Record, float, str]]]:
+        """Paired regret of every valid design (collective: every rank, designs or not).
+
+        All ranks' valid designs are played together, spread over the ranks by episodes
+        (:func:`assign_regret_plays`), not left to the rank that designed them: on 8 ranks
+        a design-heavy rank would otherwise play everything while the others wait. Each
+        rank plays its share, with and without the hint, in one call at one temperature;
+        the outcomes are gathered, and each design's owner sets its regret.
+
+        ``capacity``: the agent tasks this rank trains (its share of ``agent_groups``): a
+        design's no-hint plays go, as one group, preferably to a rank with room for them.
+        Returns this rank's no-hint groups, one per design it was given, to train on.
+        """
         K = self.config.paired_seeds
         self.regret_plays = []
-        if not valid:
+        mine = [d for d in designs if d.valid]
+        # Seeds come from the designer's own stream: a design is played on the same seeds
+        # wherever it is played.
+        offered = [[str(d.env_id), [rng.randrange(1_000_000_000) for _ in range(K)]] for d in mine]
+        everyone = self.ranks.gather([[self.ranks.rank, capacity, offered]])
+        world = len(everyone)
+        capacities = [c if c is not None else (10**9 if world == 1 else 0) for _, c, _ in everyone]
+        environments = [(env_id, list(seeds)) for _, _, items in everyone for env_id, seeds in items]
+        play_seed = rng.randrange(2**31)
+        if not environments:
             return []
-        ids = {id(d): str(d.env_id) for d in valid}
-        seeds = {ids[id(d)]: [rng.randrange(1_000_000_000) for _ in range(K)] for d in valid}
-        plain = [EpisodeSpec(env_id, s, hint=False) for env_id in seeds for s in seeds[env_id]]
-        hinted = [EpisodeSpec(env_id, s, hint=True) for env_id in seeds for s in seeds[env_id]]
-        # Both arms at one temperature: regret is what the hint is worth, not what a colder arm is.
+        plan = assign_regret_plays([(env_id, len(seeds)) for env_id, seeds in environments], capacities,
+                                   whole_groups=self.config.regret_plays_trained)
+        seeds_of = dict(environments)
+        plain = [EpisodeSpec(env_id, seeds_of[env_id][k], hint=False)
+                 for env_id, arm, k in plan[self.ranks.rank] if not arm]
+        hinted = [EpisodeSpec(env_id, seeds_of[env_id][k], hint=True)
+                  for env_id, arm, k in plan[self.ranks.rank] if arm]
+        # Both arms in one call at one temperature: regret is what the hint is worth, not what
+        # a colder arm is; one wave of turns, not two.
         temperature = self.config.regret_play_temperature
-        without, plain_agent = self._play(policy, plain, temperature, rng.randrange(2**31))
-        with_hint, _ = self._play(policy, hinted, temperature, rng.randrange(2**31))
-        outcomes: dict[str, tuple[dict, dict]] = {env_id: ({}, {}) for env_id in seeds}
-        groups: dict[str, list[tuple[Record, float, str]]] = {env_id: [] for env_id in seeds}
-        for index, episode in enumerate(without):
+        played, agent = self._play(policy, plain + hinted, temperature, play_seed) if plain or hinted \
+            else ([], None)
+        results = []
+        groups: dict[str, list[tuple[Record, float, str]]] = {}
+        for index, episode in enumerate(played):
+            spec = episode.spec
             outcome = episode_outcome(episode.rewards, episode.terminated)
-            outcomes[episode.spec.env_id][1][episode.spec.seed] = outcome
-            groups[episode.spec.env_id].append((_record(plain_agent, index, policy, episode), outcome,
-                                                episode.spec.env_id))
-        for episode in with_hint:
-            outcomes[episode.spec.env_id][0][episode.spec.seed] = episode_outcome(episode.rewards, episode.terminated)
-        # A program that broke the contract while being played (see spade_gym.env.monitor) is
-        # quarantined by the registry; its designer is charged as for an invalid design and its
-        # plays train nobody.
-        broken = {e.spec.env_id: e.error for e in without + with_hint
-                  if isinstance(e.error, dict) and e.error.get("kind") == CONTRACT_ERROR_KIND}
-        for design in valid:
-            if ids[id(design)] in broken:
-                error = broken[ids[id(design)]]
+            # A program that broke the contract while being played (see spade_gym.env.monitor) is
+            # quarantined by the registry; its designer is charged as for an invalid design and
+            # its plays train nobody.
+            broken = episode.error.get("message") if isinstance(episode.error, dict) and \
+                episode.error.get("kind") == CONTRACT_ERROR_KIND else None
+            results.append([spec.env_id, bool(spec.hint), spec.seed, outcome, broken])
+            if not spec.hint:
+                groups.setdefault(spec.env_id, []).append((_record(agent, index, policy, episode), outcome,
+                                                           spec.env_id))
+        outcomes: dict[str, tuple[dict, dict]] = {env_id: ({}, {}) for env_id, _ in environments}
+        broken_by: dict[str, str] = {}
+        for env_id, hint, seed, outcome, broken in self.ranks.gather(results):
+            outcomes[env_id][0 if hint else 1][seed] = outcome
+            if broken is not None:
+                broken_by.setdefault(env_id, str(broken))
+        for design in mine:
+            env_id = str(design.env_id)
+            if env_id in broken_by:
                 design.valid = False
                 design.failed_check = "contract (deployment)"
-                design.failure = str(error.get("message"))
+                design.failure = broken_by[env_id]
                 design.reward = designer_reward(False, config=self.config.reward)
-        valid = [d for d in valid if d.valid]
-        for design in valid:
-            hinted_out, plain_out = outcomes[ids[id(design)]]
+                continue
+            hinted_out, plain_out = outcomes[env_id]
             design.regret = paired_regret(hinted_out, plain_out)
             design.win_rate_hint = _mean(list(hinted_out.values()))
-            self.regret_plays += [(ids[id(design)], o) for o in plain_out.values()]
-        return [groups[ids[id(d)]] for d in valid]
+        # This rank's no-hint plays of intact designs: gathered with the agent's plays for the win rates.
+        self.regret_plays = [(env_id, outcome) for env_id, hint, _, outcome, _ in results
+                             if not hint and env_id not in broken_by]
+        return [groups[env_id] for env_id in dict.fromkeys(e for e, arm, _ in plan[self.ranks.rank] if not arm)
+                if env_id not in broken_by]
 
     def _settle_designer_rewards(self, designs: list[DesignResult], iteration: int,
                                  task_plays: list[tuple[str, float]]) -> None:
@@ -114,7 +147,9 @@ class PlayStage(RolloutStage):
 
     def _refresh_frontier(self) -> None:
         """Put each run-suite environment's window win rate on its card, where the frontier
-        memory of the design prompts reads it (collective: every rank waits for the writer).
+        memory of the design prompts reads it (the main process writes; the rollout's start
+        barrier, :meth:`~spade_gym.selfplay.rollout.SpadeRollout._start_iteration`, holds the
+        other ranks until it has).
 
         Done at the start of an iteration from the committed state, so a resumed iteration
         designs from the same memory as the uninterrupted run did.
@@ -127,7 +162,6 @@ class PlayStage(RolloutStage):
                 stats = {**(entry.card.stats or {}), **window}
                 if stats != entry.card.stats:
                     self.suite.update_card(entry, stats=stats)
-        self.ranks.barrier()
 
     def _window_stats(self, env_id: str, iteration: int) -> dict:
         """The card's win rate: no-hint plays of the ``win_rate_window`` iterations up to ``iteration``
@@ -149,8 +183,9 @@ class PlayStage(RolloutStage):
                 design.reward = everything.get(tuple(design.duplicate_of), designer_reward(False, config=self.config.reward))
 
     def _agent_groups(self, policy: TokenPolicy, n_groups: int, regret_groups, iteration: int,
-                      rng: random.Random) -> dict:
-        """The agent's share of the batch: ``n_groups`` GRPO groups of slots.
+                      rng: random.Random, *, n_tasks: int | None = None) -> dict:
+        """The agent's share of the batch: ``n_groups`` GRPO groups of slots, ``n_tasks`` tasks
+        (default: as many as fit).
 
         Whole-episode samples: one task (G episodes of one environment and seed) per
         group. Per-turn samples: each task takes ``turn_samples`` groups (see
@@ -159,7 +194,7 @@ class PlayStage(RolloutStage):
         config = self.config
         G = config.num_generations
         per_task = config.turn_samples if config.sample_unit == "turn" else 1
-        n_tasks = n_groups // per_task
+        n_tasks = n_groups // per_task if n_tasks is None else min(n_tasks, n_groups // per_task)
         episodes: list[tuple[Record, float]] = []
         keys: list[tuple[str, object]] = []
         outcomes: list[tuple[str, float]] = []
@@ -197,7 +232,8 @@ class PlayStage(RolloutStage):
                     suite_wins.append(1.0 if episode.won else 0.0)
         check_groups(keys, G)  # GRPO normalises by position: each group must be one task
         rows = _training_rows(episodes, G, per_task, rng)
-        # Slot groups no task fills (n_groups not a multiple of turn_samples): padding.
+        # Slot groups no task fills (this rank's share is smaller than the largest, or n_groups
+        # is not a multiple of turn_samples): padding.
         rows += [([], [], [], [], 0.0)] * ((n_groups - n_tasks * per_task) * G)
         return {"rows": rows, "returns": [r for _, r in episodes], "suite_wins": suite_wins, "tokens": tokens,
                 "outcomes": outcomes, "task_plays": task_plays, "regret_groups_used": used}
@@ -255,3 +291,4 @@ def _training_rows(episodes: list[tuple[Record, float]], G: int, turn_slots: int
 def _mean(values):
     values = [v for v in values if v is not None]
     return sum(values) / len(values) if values else None
+

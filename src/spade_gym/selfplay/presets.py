@@ -4,8 +4,9 @@
   started by supervised fine-tuning, then a few self-play iterations — runs end to end
   on 2 CPU cores in minutes, no download, no GPU.
 * ``cpu-test``: ``cpu-tiny`` cut down further, for the test-suite.
-* ``qwen3-4b`` / ``qwen3-8b``: GPU presets for Qwen3-class checkpoints (bf16, TRL's vLLM
-  generation server, ``accelerate launch``). Documented in the README; not run here.
+* ``qwen3-4b`` / ``qwen3-8b`` / ``qwen3-30b-a3b``: GPU presets for Qwen3-class checkpoints (bf16, TRL's vLLM
+  generation server, ``accelerate launch`` with ZeRO-3). Their sizes are global per
+  iteration; ``spade-gym selfplay --plan`` prices them. Not run here.
 """
 
 from __future__ import annotations
@@ -68,31 +69,48 @@ def _cpu_test() -> SelfPlayConfig:
     return config
 
 
+#: The GPU presets' per-iteration workload, global (all ranks; selfplay/batch.py divides it).
+#: About 25 environments per iteration, as the SPADE paper's rollouts: 24 agent tasks of G
+#: episodes (the new designs' no-hint regret plays first, then pool tasks), 2 design prompts
+#: of G designs. The repository holds no more precise figure of the paper's (see
+#: docs/selfplay.md, "Presets": the numbers are docs/selfplay.md's assumption).
+QWEN3_AGENT_TASKS = 24
+QWEN3_DESIGN_PROMPTS = 2
+QWEN3_G = 8
+
+
 def _qwen3(size: str) -> SelfPlayConfig:
     config = SelfPlayConfig(
         preset=f"qwen3-{size}",
         model=f"Qwen/Qwen3-{size.upper()}",
         warmstart=WarmStartConfig(enabled=False),
         iterations=400,
-        designer_groups=8,
-        num_generations=16,
+        designer_groups=QWEN3_DESIGN_PROMPTS,
+        num_generations=QWEN3_G,
         designer_prompt="full",
         designer_temperature=0.6,
-        max_program_tokens=16384,
-        agent_groups=16,
-        paired_seeds=16,
+        # thinking, then a program and its hint: 12k tokens (a 16k cap alone took 6 of the
+        # 60 minutes on one server GPU, see --plan)
+        max_program_tokens=12288,
+        agent_groups=QWEN3_AGENT_TASKS,
+        paired_seeds=QWEN3_G,
         agent_temperature=0.6,
         # both regret arms (with and without the hint) at one temperature, the loss's: the
         # no-hint arm is trained on, and vLLM reports log-probabilities at what it sampled
         regret_temperature=0.6,
         temperature=0.6,
-        max_turn_tokens=8192,
-        max_episode_tokens=32768,
-        max_turns=25,
+        # 12 turns (the bundled games' most common limit) of up to 3k thinking tokens: at worst
+        # (every reply to the cap) an iteration generates ~9.6M tokens, ~40 minutes on one
+        # server GPU (--plan). 8k tokens and 25 turns would be ~5x that: hours per iteration.
+        max_turn_tokens=3072,
+        max_episode_tokens=16384,
+        max_turns=12,
         # Qwen3 thinks before every reply: one sample per turn, earlier reasoning stripped
-        # (the reference's way), so a 25-turn episode fits the 32k budget of one sample.
+        # (the reference's way), so a 12-turn episode fits the 16k budget of one sample.
         sample_unit="turn",
         turn_samples=4,
+        # every rank's share of episodes (about 20 per play phase on 7 ranks) in one wave
+        play_concurrency=64,
         validation_seeds=16,
         # the reference: blend, win rate over a 4-iteration window, per-skill centred designer
         # advantage, designs trained 4 iterations after they were drawn (rewarded then)
@@ -106,6 +124,9 @@ def _qwen3(size: str) -> SelfPlayConfig:
         # while TRL writes the next). A kill replays at most 5 iterations, exactly.
         save_steps=5,
         save_total_limit=2,
+        # The policy, its gradients and Adam's state (16 bytes a parameter: 131 GB for 8B) fit
+        # no 80 GB GPU whole: sharded over the training ranks (accelerate's ZeRO-3 config).
+        sharding="zero3",
         grpo={
             "bf16": True,
             "gradient_checkpointing": True,
@@ -120,11 +141,35 @@ def _qwen3(size: str) -> SelfPlayConfig:
             "weight_decay": 0.1,
             "adam_beta2": 0.98,
             "lr_scheduler_type": "constant",
-            "per_device_train_batch_size": 8,
+            # One sample per micro-batch, trimmed to its own length (selfplay/trainer.py): the
+            # activations are one sample's, and no FLOP goes to another sample's padding. The
+            # accumulation steps are the rest of a rank's share (the loop sets them).
+            "per_device_train_batch_size": 1,
+            # Ranks wait for each other at every stage of an iteration (the slowest rank's
+            # episodes, the weight push): 30 minutes, TRL's default, is within one iteration.
+            "ddp_timeout": 3 * 3600,
         },
     )
-    # TRL's generation batch (per device x accumulation steps) is one iteration's samples.
-    config.grpo["gradient_accumulation_steps"] = config.batch_size // config.grpo["per_device_train_batch_size"]
+    return config
+
+
+def _qwen3_moe() -> SelfPlayConfig:
+    """Qwen3-30B-A3B (mixture of experts: 30.5B parameters, 3.3B active per token) on 8 GPUs.
+
+    Its bf16 weights (61 GB) leave one 80 GB GPU no room for a KV cache, so the vLLM server
+    is tensor-parallel over 2 GPUs (``trl vllm-serve --tensor-parallel-size 2``; expert
+    parallelism is not among trl vllm-serve's options). Its training state (16 bytes a
+    parameter: 488 GB) does not fit 6 GPUs even sharded, so ZeRO-3 keeps Adam's state in
+    host memory (``offload_optimizer: cpu``; one optimizer step per iteration, so the host
+    step costs seconds an hour). No reference model (beta 0): another 61 GB.
+    """
+    config = _qwen3("8b")
+    config.preset = "qwen3-30b-a3b"
+    config.model = "Qwen/Qwen3-30B-A3B"
+    config.beta = 0.0
+    config.sharding = "zero3-offload"
+    config.vllm_gpus = 2
+    config.vllm_tensor_parallel = 2
     return config
 
 
@@ -141,6 +186,7 @@ PRESETS = {
     "cpu-test": _cpu_test,
     "qwen3-4b": lambda: _qwen3("4b"),
     "qwen3-8b": lambda: _qwen3("8b"),
+    "qwen3-30b-a3b": _qwen3_moe,
     "qwen3-4b-tools": lambda: _qwen3_tools("4b"),
     "qwen3-8b-tools": lambda: _qwen3_tools("8b"),
 }

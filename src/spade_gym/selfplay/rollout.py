@@ -3,7 +3,9 @@
 TRL hands ``rollout_func`` this rank's batch of prompt slots — ``num_generations``
 consecutive slots per GRPO group — and trains on whatever token sequences it returns.
 The slots' dataset content is a placeholder: what each group *is* is decided here. The
-first ``designer_groups`` groups are design requests; the rest are agent tasks:
+iteration's sizes (``designer_groups``, ``agent_groups``) are global; this rank's share
+(:mod:`~spade_gym.selfplay.batch`) gives its first groups to its design requests and the
+rest to agent tasks, padding at the end:
 
 1. **Design**: sample ``num_generations`` programs per designer prompt (through TRL's
    generation path, :mod:`spade_gym.selfplay.generation`); parse and validate them in
@@ -44,6 +46,7 @@ from spade_gym.errors import SpadeError
 from spade_gym.generate.prompts import skill_by_name
 from spade_gym.registry import Suite, SuiteEntry
 from spade_gym.selfplay.admission import AdmissionStage
+from spade_gym.selfplay.batch import batch_layout
 from spade_gym.selfplay.config import SelfPlayConfig
 from spade_gym.selfplay.delayed import DelayedDesignStage
 from spade_gym.selfplay.designing import DesignStage
@@ -95,10 +98,14 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
         G = config.num_generations
         if len(prompts) % G:
             raise SpadeError(f"{len(prompts)} prompt slots do not split into groups of {G}")
-        groups = len(prompts) // G
         served = config.designer == "openai"
-        # Trained design groups take slots; a served designer's designs take none.
-        n_design = 0 if served else min(config.designer_groups, groups)
+        # The iteration's global sizes, this rank's share of them (selfplay/batch.py).
+        share = batch_layout(config, self.ranks.world).share(self.ranks.rank)
+        if len(prompts) != share.slot_groups * G:
+            raise SpadeError(f"rank {self.ranks.rank} got {len(prompts)} prompt slots, but its share of the "
+                             f"iteration is {share.slot_groups * G} ({share.slot_groups} groups of {G}): TRL's "
+                             "per-device batch must be one iteration's share (the loop sets it)")
+        n_design = share.design_groups
         generator = make_generator(trainer, trainer.processing_class, loss_temperature=trainer.args.temperature)
         policy = TokenPolicy(generator, trainer.processing_class)
         model_name = str(config.designer_model) if config.designer == "openai" else \
@@ -107,16 +114,16 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
         rng = random.Random(f"selfplay:{config.seed}:{self.ranks.rank}:{iteration}")
         timings = {}
         started = time.monotonic()
+        self._start_iteration(iteration)
         # One generation session per iteration: one ZeRO-3 gather / one vLLM wake-up.
-        self._refresh_frontier()
         with generator.session():
-            n_designs = (config.designer_groups if served else n_design) * G
-            with self.progress.phase(f"iteration {iteration}: designing", total=n_designs) as phase:
+            with self.progress.phase(f"iteration {iteration}: designing", total=n_design * G) as phase:
                 if served:
-                    designs, design_samples, prompt_ids = self._design_served(config.designer_groups, iteration,
-                                                                              rng, phase), [], []
+                    designs, design_samples, prompt_ids = self._design_served(n_design, iteration, rng, phase,
+                                                                              offset=share.design_offset), [], []
                 else:
-                    designs, design_samples, prompt_ids = self._design(policy, n_design, iteration, rng, phase)
+                    designs, design_samples, prompt_ids = self._design(policy, n_design, iteration, rng, phase,
+                                                                       offset=share.design_offset)
             timings["design_s"] = time.monotonic() - started
             t = time.monotonic()
             with self.progress.phase(f"iteration {iteration}: validating", total=len(designs)) as phase:
@@ -125,8 +132,9 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
             t = time.monotonic()
             self.env_seconds = 0.0
             with self.progress.phase(f"iteration {iteration}: playing", total=None):
-                regret_groups = self._measure_regret(policy, designs, iteration, rng)
-                agent = self._agent_groups(policy, groups - n_design, regret_groups, iteration, rng)
+                regret_groups = self._measure_regret(policy, designs, iteration, rng, capacity=share.agent_tasks)
+                agent = self._agent_groups(policy, share.agent_slot_groups, regret_groups, iteration, rng,
+                                           n_tasks=share.agent_tasks)
             self._settle_designer_rewards(designs, iteration, agent["task_plays"])
             timings["play_s"] = time.monotonic() - t
             timings["play_env_s"] = self.env_seconds
@@ -157,6 +165,7 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
             "tokens_agent": agent["tokens"],
             "agent_samples": len(agent["rows"]),
             "agent_padding_samples": sum(1 for row in agent["rows"] if not row[1]),
+            "samples": len(rows),
             **timings,
         }
         self.last_metrics = _merge_rank_metrics(self.ranks.gather([local]), iteration,
@@ -171,6 +180,21 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
             self.progress.log(f"iteration {iteration}: every agent sample is padding: no turn's prompt fitted "
                               f"max_episode_tokens={config.max_episode_tokens} (per turn it bounds prompt plus reply)")
         return out
+
+
+    def _start_iteration(self, iteration: int) -> None:
+        """The iteration's first collective: every rank waits for the main process, before any
+        rank generates or reads a card.
+
+        The main process arrives after two writes: TRL's weight push to the vLLM server
+        (``sync_weights`` runs on the main process just before ``rollout_func``; the other
+        ranks skip it, see :class:`~spade_gym.selfplay.generation.VLLMServerGenerator`) and
+        the frontier cards (:meth:`_refresh_frontier`). Without this wait a non-main rank
+        would send requests to a server still loading weights.
+        """
+        self._refresh_frontier()
+        self.ranks.barrier(what=f"the start of iteration {iteration} (the main process pushes the weights to the "
+                                "vLLM server and refreshes the frontier cards)")
 
 
 def trl_batch(rows, pad_id: int) -> dict[str, list]:
@@ -240,6 +264,8 @@ def _merge_rank_metrics(parts: list[dict], iteration: int, *, pool_size: int) ->
         # Per-turn samples: slots of the agent's share, and how many of them are masked padding.
         "agent_samples": sum(p["agent_samples"] for p in parts),
         "agent_padding_samples": sum(p["agent_padding_samples"] for p in parts),
+        # Samples of the optimizer step (all ranks, padding slots included).
+        "samples": sum(p.get("samples", 0) for p in parts),
         # Ranks run in parallel: an iteration lasts as long as its slowest rank.
         **{k: round(max(p[k] for p in parts), 3) for k in ("design_s", "validate_s", "play_s", "play_env_s")},
     }

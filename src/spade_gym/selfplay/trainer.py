@@ -17,6 +17,17 @@ log-probabilities, per token and truncated, with ``vllm_importance_sampling_mode
 token_truncate``). Elsewhere this trainer computes the same ratio for the stale rows
 (clipped to TRL's ``vllm_importance_sampling_clip_min/max``; 1 for every other row) and
 has TRL's loss apply it, as the reference's truncated importance sampling does.
+**Trimmed micro-batches.** TRL pads a rank's whole generation batch to its widest
+prompt plus its widest completion, and every forward pass (old and reference
+log-probabilities, the loss) runs at that width. Self-play mixes design samples (short
+prompt, long program) with per-turn agent samples (long prompt, short reply), so the
+padded width is far above any one sample's length. Before each forward pass this trainer
+drops the columns no row of the chunk attends (left prompt padding, right completion
+padding) and pads the per-token outputs back: with ``per_device_train_batch_size=1`` (the
+GPU presets) every sample costs its own length in FLOPs and activations, which is what
+``--plan`` counts. Positions are rotary (relative), so the log-probabilities are the same
+(tested against TRL's own).
+
 Imported only by the loop, with the training extra installed.
 """
 
@@ -47,6 +58,37 @@ class SpadeGRPOTrainer(GRPOTrainer):
         if any(stale) and not self._trl_corrects_samples():
             output[STALE_RATIO] = self._stale_ratio(output, stale)
         return output
+
+    def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, batch_size=None,
+                                           compute_entropy=False, compute_aux_loss=False, **kwargs):
+        parent = super()._get_per_token_logps_and_entropies
+        if any(v is not None for v in kwargs.values()):
+            # images and the like are laid out per chunk by TRL: its own path, untrimmed
+            return parent(model, input_ids, attention_mask, logits_to_keep, batch_size=batch_size,
+                          compute_entropy=compute_entropy, compute_aux_loss=compute_aux_loss, **kwargs)
+        batch_size = batch_size or input_ids.size(0)
+        width = input_ids.size(1)
+        prompt_width = width - logits_to_keep
+        logps, entropies, aux = [], [], []
+        for start in range(0, input_ids.size(0), batch_size):
+            ids = input_ids[start:start + batch_size]
+            mask = attention_mask[start:start + batch_size]
+            used = mask.any(dim=0).nonzero().flatten()
+            left, right = (0, width) if used.numel() == 0 else (int(used[0]), int(used[-1]) + 1)
+            # keep at least the last prompt column and the first completion column
+            left = min(left, prompt_width - 1) if prompt_width > 0 else 0
+            right = max(right, prompt_width + 1)
+            keep = right - prompt_width
+            lp, ent, loss = parent(model, ids[:, left:right], mask[:, left:right], keep, batch_size=ids.size(0),
+                                   compute_entropy=compute_entropy, compute_aux_loss=compute_aux_loss)
+            pad = logits_to_keep - keep
+            logps.append(torch.nn.functional.pad(lp, (0, pad)) if pad else lp)
+            if ent is not None:
+                entropies.append(torch.nn.functional.pad(ent, (0, pad)) if pad else ent)
+            if loss is not None:
+                aux.append(loss)
+        return (torch.cat(logps, dim=0), torch.cat(entropies, dim=0) if entropies else None,
+                torch.stack(aux).mean() if aux else None)
 
     def _trl_corrects_samples(self) -> bool:
         return bool(self.use_vllm and self.vllm_importance_sampling_correction)
