@@ -70,9 +70,13 @@ def screen_baseline(card: Card) -> tuple[int, int] | None:
     return None
 
 
-def monitoring(entry: SuiteEntry) -> dict[str, Any]:
+def monitoring(entry: SuiteEntry, program: dict[str, Any]) -> dict[str, Any]:
     """What an env of ``entry`` needs for its contract monitor: refuse a quarantined program,
-    compare its screens with validation's, quarantine it when it breaks the contract."""
+    compare its screens with validation's, quarantine it when it breaks the contract.
+
+    Validation measured the screens at the program's default level, so the screen rule runs
+    only there: another level may legitimately show its answer more often (an easy level
+    listing every option)."""
     from spade_gym.registry.quarantine import check_not_quarantined, quarantine
 
     sha, env_id = entry.card.sha256, entry.id
@@ -83,7 +87,8 @@ def monitoring(entry: SuiteEntry) -> dict[str, Any]:
         warn_suite(f"{env_id} broke the contract while running ({violation.rule}): {violation.message}; "
                    "it is quarantined (spade-gym quarantine list)", entry.directory)
 
-    return {"screen_baseline": screen_baseline(entry.card), "on_violation": on_violation}
+    baseline = screen_baseline(entry.card) if "difficulty" not in program else None
+    return {"screen_baseline": baseline, "on_violation": on_violation}
 
 
 def make_env(*, env_dir: str, hint: Any = False, **options: Any) -> gym.Env:
@@ -95,7 +100,7 @@ def make_env(*, env_dir: str, hint: Any = False, **options: Any) -> gym.Env:
     warn_if_override(entry, overridden)
     program = program_options(entry.card, options, ENV_OPTIONS)
     own = {key: value for key, value in options.items() if key not in program}
-    watch = monitoring(entry)
+    watch = monitoring(entry, program)
     env = SpadeEnv(entry.read_source(), card=entry.card, fallback_max_turns=entry.card.max_turns,
                    fallback_hint=entry.card.hint, **watch, **own, **program)
     return with_hint(env, hint)
@@ -111,6 +116,6 @@ def make_vector_env(num_envs: int = 1, *, env_dir: str, **options: Any):
     warn_if_override(entry, overridden)
     program = program_options(entry.card, options, VECTOR_OPTIONS)
     own = {key: value for key, value in options.items() if key not in program}
-    watch = monitoring(entry)
+    watch = monitoring(entry, program)
     return SpadeVectorEnv(num_envs, source=entry.read_source(), card=entry.card,
                           fallback_max_turns=entry.card.max_turns, **watch, **own, **program)
