@@ -20,9 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import BENIGN, load_plain, print_table  # noqa: E402
-
 import gymnasium as gym  # noqa: E402
+from _common import BENIGN, load_plain, print_table  # noqa: E402
 
 from spade_gym.registry import Card, Suite, env_name_from_class, register_suite, sha256_text  # noqa: E402
 

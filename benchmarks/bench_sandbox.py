@@ -69,8 +69,8 @@ from _common import BENIGN, load_plain, plain_episode, print_table  # noqa: E402
 from spade_gym.sandbox import ProgramHandle, framing, protocol  # noqa: E402
 from spade_gym.sandbox.compiler import compile_program  # noqa: E402
 from spade_gym.sandbox.instance import build_namespace  # noqa: E402
-from spade_gym.sandbox.runtime import ProgramRuntime  # noqa: E402
 from spade_gym.sandbox.limits import Limits  # noqa: E402
+from spade_gym.sandbox.runtime import ProgramRuntime  # noqa: E402
 
 
 def bare_round_trip(n: int, spin: bool) -> float:
@@ -413,7 +413,8 @@ def main() -> None:
             "step_ratio": statistics.median(ratios), "step_ratio_spin": statistics.median(ratios_spin),
             "plain_step_s": plain_step, "monitor_step_ratio": mon_step / unmon_step,
             "monitor_reset_ratio": mon_reset / unmon_reset, "probe_calls_per_s": sandboxed_cps,
-            "probe_in_process_calls_per_s": in_process_cps, "probe_fraction_of_in_process": sandboxed_cps / in_process_cps,
+            "probe_in_process_calls_per_s": in_process_cps,
+            "probe_fraction_of_in_process": sandboxed_cps / in_process_cps,
             "plain_reference_calls_per_s": reference_cps, "guard_ratio": guarded / plain,
             "startup_s": startup, "import_s": imp - python_start,
         }, indent=2))

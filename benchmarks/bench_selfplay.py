@@ -94,7 +94,8 @@ def part_two(per_program: float, per_step: float, gen_tokens_per_s: float, cores
         ("generation time", f"{generation:,.0f} s", f"at {gen_tokens_per_s:,.0f} tokens/s on 1 server GPU (assumed)"),
         ("training time", f"{plan.training_s:,.0f} s", f"{plan.train_ranks} ranks, plan's MFU"),
         ("validation time", f"{plan.validation_s:,.1f} s", f"{per_program:.2f} s/program measured here"),
-        ("environment steps", f"{env_steps:,.1f} s", f"{steps:,} steps x {per_step * 1e6:.0f} us measured, {cores} cores"),
+        ("environment steps", f"{env_steps:,.1f} s",
+         f"{steps:,} steps x {per_step * 1e6:.0f} us measured, {cores} cores"),
         ("environment side / iteration", f"{env / (plan.iteration_s + env_steps):.2%}", "target < 10%"),
     ]
     print_table("qwen3-8b preset on 8 GPUs: environment side's share of an iteration (estimate, selfplay/plan.py)",

@@ -58,7 +58,8 @@ print(report.summary())
 if report.valid:
     suite_dir = tempfile.mkdtemp(prefix="my-suite-")
     card = Card(name=env_name_from_class(report.details["class_name"]), version=0, skill="Mathematical Reasoning",
-                description="Recover a number from its remainders.", hint="Combine the remainders one modulus at a time.",
+                description="Recover a number from its remainders.",
+                hint="Combine the remainders one modulus at a time.",
                 max_turns=report.details["max_turns"], sha256="0" * 64, multi_turn=report.details["multi_turn"],
                 difficulty_levels=report.details["difficulty_levels"], provenance={"designer": "example"},
                 validation=report.card_summary())

@@ -18,9 +18,9 @@ from collections import Counter
 
 import gymnasium as gym
 import pytest
+from conftest import ROOT, TESTS
 from gymnasium.utils.env_checker import check_env
 
-from conftest import ROOT, TESTS
 from spade_gym.agents import AgentReply, EpisodeSpec, OracleAgent, RandomAgent, play_episodes
 from spade_gym.cli.list_cmd import collect, markdown_document, suite_evaluation
 from spade_gym.contract import GAME_KIND, TOOL_USE_KIND

@@ -45,6 +45,7 @@ def test_list_json_and_markdown(runner, benign_suite, tmp_path):
 
 def test_list_and_show_carry_the_mechanic_family(runner, tmp_path):
     from conftest import GUESS_SOURCE, build_suite
+
     from spade_gym.registry import Suite
 
     suite_dir = tmp_path / "s"
@@ -76,6 +77,7 @@ def test_unknown_id_is_one_clean_line(runner):
 
 def test_play_a_winning_episode(runner, benign_suite):
     import gymnasium as gym
+
     from spade_gym import privileged
 
     env = gym.make(benign_suite["NumberHunt"])

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import BENIGN_DIR, GUESS_SOURCE, ROOT, build_suite
+from fakes import FakeOpenAI
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import BENIGN_DIR, GUESS_SOURCE, ROOT, build_suite
-from fakes import FakeOpenAI
 from spade_gym.cli import main
 from spade_gym.display import printable
 from spade_gym.registry import Card, Suite, register_suite, sha256_text

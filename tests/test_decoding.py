@@ -10,11 +10,11 @@ from __future__ import annotations
 import string
 
 import pytest
+import spellers
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import spellers
-from spade_gym.decoding import DECODERS, MAX_CHARS, canonical, candidates, explain, normal_form, reveals
+from spade_gym.decoding import DECODERS, MAX_CHARS, candidates, canonical, explain, normal_form, reveals
 
 #: decoder -> (text, a reading it must give, the solution that reading reveals). Every decoder of
 #: the registry has at least one: adding a decoder means adding its example here.

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from spade_gym.generate.designer_output import DesignerOutput, parse_designer_output
 from spade_gym.errors import DesignerOutputError
+from spade_gym.generate.designer_output import DesignerOutput, parse_designer_output
 
 # Plain text that cannot be mistaken for structure: no backticks, tags or newlines, and
 # it starts with a letter that does not begin "import"/"class"/"from".

@@ -9,8 +9,8 @@ import re
 import pytest
 
 from spade_gym.contract import CONTRACT_TEXT
-from spade_gym.generate.designer_output import parse_designer_output
 from spade_gym.errors import ConfigError
+from spade_gym.generate.designer_output import parse_designer_output
 from spade_gym.generate.prompts import (
     FRONTIER,
     PROMPT_VERSION,

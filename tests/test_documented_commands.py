@@ -29,9 +29,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import BENIGN_DIR, ROOT, build_suite
 from fakes import FakeOpenAI
+
 from spade_gym.cli import main
 
 README = ROOT / "README.md"

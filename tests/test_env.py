@@ -8,12 +8,12 @@ import sys
 
 import gymnasium as gym
 import pytest
+from conftest import BENIGN_DIR, GUESS_SOURCE
 from gymnasium.utils.env_checker import check_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import spade_gym
-from conftest import BENIGN_DIR, GUESS_SOURCE
 from spade_gym import SpadeEnv, UnicodeText, privileged
 from spade_gym.env.spade_env import ERROR_OBSERVATION
 

@@ -9,12 +9,13 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from conftest import representative_bundled_ids
+from fakes import FakeOpenAI, Reply
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import representative_bundled_ids
-from fakes import FakeOpenAI, Reply
 from spade_gym.cli import main
+from spade_gym.errors import ConfigError, RegistryError
 from spade_gym.evaluation import (
     AgentConfig,
     Evaluation,
@@ -25,7 +26,6 @@ from spade_gym.evaluation import (
     select_envs,
     wilson_interval,
 )
-from spade_gym.errors import ConfigError, RegistryError
 
 
 @pytest.fixture()

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
-from click.testing import CliRunner
-
 from attacks import program
+from click.testing import CliRunner
 from conftest import BENIGN_DIR
 from fakes import FakeOpenAI
+
 from spade_gym.cli import main
-from spade_gym.generate.pipeline import GenerateConfig, GenerationPipeline, describe_program
 from spade_gym.generate.backends import ReplayBackend
+from spade_gym.generate.pipeline import GenerateConfig, GenerationPipeline, describe_program
 from spade_gym.registry import Suite, register_suite
 from spade_gym.validation import ValidationConfig
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gymnasium as gym
 import pytest
-
 from conftest import GUESS_SOURCE
+
 from spade_gym import HintWrapper, SpadeEnv, privileged
 from spade_gym.errors import SpadeError
 

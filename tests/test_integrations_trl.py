@@ -9,7 +9,10 @@ import spade_gym  # noqa: F401  (registers the bundled suite)
 from spade_gym.env.wrappers import privileged
 from spade_gym.errors import SpadeError
 from spade_gym.integrations.trl import (
-    SpadeGameEnvironment, environment_factory, task_dataset, tool_use_environment_class,
+    SpadeGameEnvironment,
+    environment_factory,
+    task_dataset,
+    tool_use_environment_class,
 )
 
 

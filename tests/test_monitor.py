@@ -7,8 +7,8 @@ Every hostile program is first shown to misbehave under plain CPython."""
 from __future__ import annotations
 
 import pytest
-
 from plain_runner import load
+
 from spade_gym import load_source
 from spade_gym.env.monitor import (
     CONTRACT_ERROR_KIND,
@@ -203,8 +203,8 @@ def test_forged_host_keys(key, forged):
 def test_a_registered_program_that_breaks_the_contract_is_quarantined(tmp_path):
     import gymnasium as gym
     from click.testing import CliRunner
-
     from conftest import build_suite
+
     from spade_gym.cli import main
     from spade_gym.errors import QuarantinedError, SuiteWarning
     from spade_gym.registry import register_suite
@@ -236,8 +236,8 @@ def test_a_registered_program_that_breaks_the_contract_is_quarantined(tmp_path):
 def test_a_card_with_a_screen_baseline_turns_the_screen_monitor_on(tmp_path):
     """What gym.make builds: the card's validated screen rate is the monitor's baseline."""
     import gymnasium as gym
-
     from conftest import card_for
+
     from spade_gym.errors import QuarantinedError, SuiteWarning
     from spade_gym.registry import Suite, register_suite
 

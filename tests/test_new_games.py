@@ -21,8 +21,8 @@ from math import gcd
 
 import gymnasium as gym
 import pytest
-
 from conftest import transcript_win_rate
+
 import spade_gym  # noqa: F401  (registers the bundled suite)
 
 LEVELS = ("easy", "medium", "hard")

@@ -15,8 +15,8 @@ import re
 
 import gymnasium as gym
 import pytest
-
 from conftest import transcript_win_rate
+
 import spade_gym  # noqa: F401  (registers the bundled suite)
 
 ENV_ID = "spade/InlayPiecePacking-v0"

@@ -18,8 +18,8 @@ import re
 
 import gymnasium as gym
 import pytest
-
 from conftest import transcript_win_rate
+
 import spade_gym  # noqa: F401  (registers the bundled suite)
 
 ENV_ID = "spade/SkittleLaneDuel-v0"
@@ -68,7 +68,7 @@ def run_lengths(standing) -> tuple[int, ...]:
     return tuple(sorted(len(r) for r in text.split(".") if r))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def mover_wins(runs: tuple[int, ...]) -> bool:
     """Plain minimax: can the player to move take the last skittle from these runs?"""
     for k, length in enumerate(runs):

@@ -11,8 +11,8 @@ import tomllib
 import venv
 
 import pytest
-
 from conftest import ROOT
+
 from spade_gym.registry import Suite, bundled_suite_path
 
 

@@ -9,9 +9,9 @@ import sys
 import gymnasium as gym
 import pytest
 from click.testing import CliRunner
+from fakes import FakeOpenAI
 from gymnasium.utils.env_checker import check_env
 
-from fakes import FakeOpenAI
 from spade_gym import privileged
 from spade_gym.errors import RegistryError
 

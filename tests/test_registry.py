@@ -10,9 +10,9 @@ import sys
 
 import gymnasium as gym
 import pytest
+from conftest import BENIGN_DIR, GUESS_SOURCE, build_suite, card_for
 
 import spade_gym
-from conftest import BENIGN_DIR, GUESS_SOURCE, build_suite, card_for
 from spade_gym.errors import IntegrityError, RegistryError
 from spade_gym.registry import Card, Suite, make_id, register_suite, sanitize_name
 

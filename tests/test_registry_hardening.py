@@ -14,10 +14,10 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
+from conftest import GUESS_SOURCE, ROOT, build_suite, card_for
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import GUESS_SOURCE, ROOT, build_suite, card_for
 from spade_gym.errors import ConfigError, IntegrityError, RegistryError, SuiteWarning
 from spade_gym.registry import OVERRIDE_ENV_VAR, Card, Suite, env_name_from_class, register_suite
 from spade_gym.registry.card import MAX_CARD_BYTES, MAX_NAME_BYTES, MAX_NAME_CHARS

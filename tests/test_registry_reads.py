@@ -17,8 +17,8 @@ from typing import Any
 import gymnasium as gym
 import pytest
 from click.testing import CliRunner
-
 from conftest import GUESS_SOURCE, card_for
+
 from spade_gym.errors import RegistryError, SuiteWarning
 from spade_gym.registry import MAX_PROGRAM_BYTES, Card, Suite, register_suite
 from spade_gym.registry import card as card_module

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import gymnasium as gym
 import pytest
-
 from conftest import GUESS_SOURCE
+
 from spade_gym.agents import EpisodeSpec, RandomAgent, play_episodes
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.sandbox import ProgramHandle

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import BENIGN_DIR, ROOT, build_suite
+
 from spade_gym.cli import main
 from spade_gym.registry import Card, Suite
 from spade_gym.validation.revalidate import revalidate_suite

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from attacks import CANARY_VAR, ESCAPES, NEEDS_PACKAGE, PLAIN_EXEC_EXEMPT, program
+
 from spade_gym.errors import PolicyViolation, ProgramError, SandboxError
 from spade_gym.sandbox import ProgramHandle
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import BENIGN_DIR, plain_run
 from plain_runner import play_steps
+
 from spade_gym.sandbox import ProgramHandle
 
 SPEC = {

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import GUESS_SOURCE
+
 from spade_gym.errors import ProgramTimeout
 from spade_gym.sandbox import Limits, ProgramHandle
 

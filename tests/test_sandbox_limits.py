@@ -6,10 +6,10 @@ import os
 import time
 
 import pytest
+from conftest import GUESS_SOURCE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import GUESS_SOURCE
 from spade_gym.errors import (
     PolicyViolation,
     ProgramError,

@@ -13,7 +13,11 @@ pytest.importorskip("trl")
 
 from spade_gym.errors import ConfigError  # noqa: E402
 from spade_gym.selfplay.generation import (  # noqa: E402
-    TransformersGenerator, VLLMColocateGenerator, VLLMServerGenerator, check_temperatures, make_generator,
+    TransformersGenerator,
+    VLLMColocateGenerator,
+    VLLMServerGenerator,
+    check_temperatures,
+    make_generator,
     sample_seeds,
 )
 from spade_gym.selfplay.policy import TokenAgent, TokenPolicy  # noqa: E402

@@ -7,8 +7,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spade_gym.errors import ConfigError
-from spade_gym.selfplay import RewardConfig, apply_overrides, designer_reward, episode_outcome, load_preset
-from spade_gym.selfplay import paired_regret, plateau
+from spade_gym.selfplay import (
+    RewardConfig,
+    apply_overrides,
+    designer_reward,
+    episode_outcome,
+    load_preset,
+    paired_regret,
+    plateau,
+)
 from spade_gym.selfplay.rewards import check_groups, group_key
 
 

@@ -8,8 +8,8 @@ import random
 import pytest
 
 from spade_gym.registry import Suite, bundled_suite_path
-from spade_gym.selfplay.presets import load_preset
 from spade_gym.selfplay.demo_designs import DEMO_DESIGNS
+from spade_gym.selfplay.presets import load_preset
 from spade_gym.selfplay.progress import Progress
 from spade_gym.selfplay.rewards import learning_potential
 from spade_gym.selfplay.rollout import DesignResult, SpadeRollout

@@ -16,7 +16,6 @@ import re
 import sys
 
 import pytest
-
 from fakes import FakeVLLM, stable_choice
 
 from spade_gym.errors import SpadeError

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from spade_gym.selfplay.policy import strip_reasoning, visible_reply
 from spade_gym.selfplay.turns import layout_turn_samples
 
-
 # ---------------------------------------------------------------- layout (pure)
 
 @settings(max_examples=200, deadline=None)

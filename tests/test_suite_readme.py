@@ -8,8 +8,8 @@ import shlex
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import BENIGN_DIR, build_suite
+
 from spade_gym.cli import main
 from spade_gym.cli.eval_cmd import command as eval_command_cli
 from spade_gym.cli.list_cmd import NO_PROFILE, collect, evaluation_section, markdown_document, markdown_table

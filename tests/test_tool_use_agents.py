@@ -12,13 +12,13 @@ import json
 
 import gymnasium as gym
 import pytest
+from fakes import FakeOpenAI, Reply
 
 import spade_gym
-from fakes import FakeOpenAI, Reply
 from spade_gym import toolcalls
-from spade_gym.agents import AgentReply, EpisodeSpec, OracleAgent, RandomAgent, play_episodes
-from spade_gym.agents import toolchat
+from spade_gym.agents import AgentReply, EpisodeSpec, OracleAgent, RandomAgent, play_episodes, toolchat
 from spade_gym.generate.backends import Completion
+
 
 @pytest.fixture(scope="module")
 def tool_ids(tool_use_suite):

@@ -14,12 +14,12 @@ import subprocess
 import sys
 
 import pytest
+from conftest import PROGRAMS, TESTS
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from conftest import PROGRAMS, TESTS
 from plain_runner import play_steps
 from plain_tooluse_runner import solution_actions
+
 from spade_gym.contract import GAME_KIND, TOOL_USE_KIND, program_kind
 from spade_gym.errors import PolicyViolation, ProgramError, ProtocolError
 from spade_gym.sandbox import ProgramHandle

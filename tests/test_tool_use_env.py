@@ -9,9 +9,9 @@ import re
 import gymnasium as gym
 import pytest
 from click.testing import CliRunner
+from conftest import GUESS_SOURCE, PROGRAMS, build_suite
 
 import spade_gym
-from conftest import GUESS_SOURCE, PROGRAMS, build_suite
 from spade_gym.cli import main
 from spade_gym.env.spade_env import ERROR_OBSERVATION
 from spade_gym.errors import SpadeError

@@ -7,15 +7,15 @@ import random
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import BENIGN_DIR, PROGRAMS
+
 from spade_gym import toolcalls
 from spade_gym.cli import main
 from spade_gym.contract import CONTRACT_TEXT, TOOL_USE_CONTRACT_TEXT, TOOL_USE_KIND, program_kind
 from spade_gym.errors import SpadeError
+from spade_gym.generate.backends import ReplayBackend
 from spade_gym.generate.designer_output import parse_designer_output
 from spade_gym.generate.pipeline import GenerateConfig, GenerationPipeline, plan_targets
-from spade_gym.generate.backends import ReplayBackend
 from spade_gym.generate.prompts import (
     FRONTIER,
     SKILLS,

@@ -7,11 +7,11 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from conftest import BENIGN_DIR, PROGRAMS
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from conftest import BENIGN_DIR, PROGRAMS
 from tooluse_broken import BROKEN, SOUND, broken_source
+
 from spade_gym.cli import main
 from spade_gym.validation import ValidationConfig, validate_source
 from spade_gym.validation.tool_schemas import (

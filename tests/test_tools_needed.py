@@ -4,6 +4,7 @@ loses — a state-modification task names its target and still needs the tool ca
 from __future__ import annotations
 
 from conftest import PROGRAMS
+
 from spade_gym.validation import ValidationConfig, validate_source
 
 FUEL = (PROGRAMS / "tooluse_state" / "fuel_tank.py").read_text()

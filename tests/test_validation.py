@@ -9,12 +9,12 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from attacks import CANARY_VAR, ESCAPES, program
 from conftest import BENIGN_DIR, GUESS_SOURCE, PROGRAMS, build_suite
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_sandbox_limits import LOOP, SWALLOWING_LOOP, hostile
+
 from spade_gym.errors import ConfigError
 from spade_gym.sandbox import Limits, ProgramHandle
 from spade_gym.validation import CHECK_NAMES, ValidationConfig, ValidationReport, validate_many, validate_source

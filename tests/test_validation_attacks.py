@@ -11,11 +11,11 @@ from __future__ import annotations
 import time
 
 import pytest
+import spellers
+from conftest import GUESS_SOURCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import spellers
-from conftest import GUESS_SOURCE
 from spade_gym.errors import ProtocolError
 from spade_gym.sandbox import ProgramHandle, protocol
 from spade_gym.validation import ValidationConfig, validate_source

@@ -10,8 +10,8 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 from click.testing import CliRunner
-
 from conftest import BENIGN_DIR, GUESS_SOURCE, PROGRAMS
+
 from spade_gym.cli import main
 from spade_gym.registry import Suite, register_suite
 from spade_gym.validation import CHECK_NAMES

@@ -14,8 +14,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import PROGRAMS, plain_run
+
 from spade_gym.cli import main
 from spade_gym.decoding import explain, reveals
 from spade_gym.validation import ValidationConfig, validate_source

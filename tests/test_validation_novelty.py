@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import GUESS_SOURCE, build_suite
+
 from spade_gym.registry import Suite, bundled_suite_path
 from spade_gym.validation import check_novelty
 from spade_gym.validation.novelty import behaviour_signature, behaviour_similarity

@@ -8,9 +8,9 @@ CPython first."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import GUESS_SOURCE
 from plain_runner import load
+
 from spade_gym.validation import ValidationConfig, validate_source
 
 CONFIG = ValidationConfig(seeds=8, fuzz_examples=12, cost_samples=3, difficulty_seeds=2, long_run_resets=40)

@@ -13,7 +13,6 @@ import ast
 
 from spade_gym import syntax
 
-
 #: Suffix that marks the environment class (the SPADE reference loader's rule).
 ENV_CLASS_SUFFIX = "Env"
 #: Methods every program must define on its environment class.

@@ -43,19 +43,33 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import gymnasium as gym
 
 from spade_gym.adapters.bfcl_answers import (  # re-exported: see __all__
-    JSON_SCHEMA_TYPES, PROTOCOL_INSTRUCTION, reference_calls, reference_verdict, render_observation, shown_names,
+    JSON_SCHEMA_TYPES,
+    PROTOCOL_INSTRUCTION,
+    reference_calls,
+    reference_verdict,
+    render_observation,
+    shown_names,
     tool_schemas,
 )
 from spade_gym.adapters.bfcl_checker import Verdict, check
 from spade_gym.adapters.bfcl_data import (  # re-exported: see __all__
-    CATEGORIES, DATA_FILE, DISTRIBUTION, MULTI_TURN_CATEGORIES, BfclDataError, BfclTask, BfclUnavailable, data_dir,
-    data_version, known_category, read_jsonl,
+    CATEGORIES,
+    DATA_FILE,
+    DISTRIBUTION,
+    MULTI_TURN_CATEGORIES,
+    BfclDataError,
+    BfclTask,
+    BfclUnavailable,
+    data_dir,
+    data_version,
+    known_category,
+    read_jsonl,
 )
 from spade_gym.contract import MAX_ACTION_CHARS, TOOL_USE_KIND
 from spade_gym.env.spaces import UnicodeText
@@ -79,7 +93,7 @@ MAX_OBSERVATION_CHARS = 400_000
 # ----------------------------------------------------------------------------- the scorable tasks
 
 
-@lru_cache(maxsize=None)
+@cache
 def _category(category: str) -> tuple[tuple[BfclTask, ...], tuple[tuple[str, str], ...]]:
     """(tasks kept, (id, reason) of tasks excluded) for a category, read once per process."""
     known_category(category)

@@ -74,7 +74,8 @@ def render_observation(task: BfclTask, tools: list[dict[str, Any]], *, show_tool
                                    for m in messages)
     parts = [conversation.strip()]
     if show_tools:
-        parts.append("Available functions (OpenAI function schemas):\n" + json.dumps(tools, indent=1, ensure_ascii=False))
+        schemas = json.dumps(tools, indent=1, ensure_ascii=False)
+        parts.append("Available functions (OpenAI function schemas):\n" + schemas)
     parts.append(PROTOCOL_INSTRUCTION)
     return "\n\n".join(parts)
 

@@ -26,7 +26,7 @@ import subprocess
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -78,13 +78,13 @@ class MultiTurnTask:
     ground_truth: tuple[tuple[str, ...], ...]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _func_docs(class_name: str) -> tuple[dict[str, Any], ...]:
     path = data_dir() / "multi_turn_func_doc" / FUNC_DOC_FILES[class_name]
     return tuple(read_jsonl(path))
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_tasks(category: str) -> tuple[MultiTurnTask, ...]:
     """Every task of a multi-turn category, in BFCL's order (read once per process)."""
     if category not in CATEGORIES:
@@ -310,7 +310,8 @@ class BfclMultiTurnEnv(gym.Env[str, str]):
         """BFCL's ground truth from the current turn on: each turn's calls, then ``<answer>done</answer>``."""
         if self._task is None:
             raise gym.error.ResetNeeded("call reset() before asking for the solution")
-        plan = self._simulators.request({"op": "plan", "turns": [list(t) for t in self._task.ground_truth[self._turn:]]})
+        remaining = [list(t) for t in self._task.ground_truth[self._turn:]]
+        plan = self._simulators.request({"op": "plan", "turns": remaining})
         blocks = []
         for turn in plan["turns"]:
             calls = [ToolCall(str(c["name"]), dict(c["arguments"])) for c in turn]

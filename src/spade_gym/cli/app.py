@@ -50,7 +50,7 @@ class LazyGroup(click.Group):
     def get_command(self, ctx, name):
         return self._load(name)
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache  # noqa: B019 - one LazyGroup per process: the cache lives as long as the CLI
     def _load(self, name):
         module_name = COMMANDS.get(name)
         if module_name is None:
@@ -61,7 +61,7 @@ class LazyGroup(click.Group):
             if exc.name == module_name:
                 return None  # command not built yet
             raise
-        return getattr(module, "command")
+        return module.command
 
 
 def handle_errors(func):

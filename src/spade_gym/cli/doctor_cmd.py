@@ -80,9 +80,12 @@ def command(as_json):
     click.echo(f"Landlock (file reads limited to the runtime, no writes): "
                f"{status(landlock > 0, f'ABI {landlock}' if landlock else 'not available')}"
                + (" — signal scoping needs ABI 6" if 0 < landlock < 6 else ""))
-    click.echo(f"seccomp allow-list (signals only to the worker itself): {status(bool(worker.get('seccomp')), 'active' if worker.get('seccomp') else 'not active')}")
-    click.echo(f"no_new_privs: {status(bool(worker.get('no_new_privs')), str(worker.get('no_new_privs')))}; "
-               f"die with the sandbox (pdeathsig): {status(bool(worker.get('pdeathsig')), str(worker.get('pdeathsig')))}")
+    seccomp = bool(worker.get("seccomp"))
+    click.echo(f"seccomp allow-list (signals only to the worker itself): "
+               f"{status(seccomp, 'active' if seccomp else 'not active')}")
+    no_new_privs, pdeathsig = worker.get("no_new_privs"), worker.get("pdeathsig")
+    click.echo(f"no_new_privs: {status(bool(no_new_privs), str(no_new_privs))}; "
+               f"die with the sandbox (pdeathsig): {status(bool(pdeathsig), str(pdeathsig))}")
     isolation = worker.get("uid_isolation", "unknown")
     click.echo(f"worker identity: {status(isolation.startswith('distinct') or landlock >= 6, isolation)}"
                f" (uid {worker.get('uid')}, host uid {report['host_uid']})")

@@ -22,7 +22,8 @@ BACKEND_ARGUMENTS = {
 }
 #: Options a replay takes from its log, because they shape the requests (a replay
 #: with other values asks for other (target, attempt) completions than were recorded).
-REPLAYED_SETTINGS = ("kind", "attempts", "seed", "temperature", "max_tokens", "multi_turn_ratio", "difficulty", "memory_k")
+REPLAYED_SETTINGS = ("kind", "attempts", "seed", "temperature", "max_tokens", "multi_turn_ratio", "difficulty",
+                     "memory_k")
 
 
 @click.command("generate")

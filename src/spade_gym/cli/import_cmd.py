@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 import re
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 
 from spade_gym.cli.app import handle_errors
 from spade_gym.cli.common import echo_json, safe_markup
-from spade_gym.cli.validate_cmd import display_path, collect_programs, read_program, run_with_progress
+from spade_gym.cli.validate_cmd import collect_programs, display_path, read_program, run_with_progress
 
 #: The reference implementation's file names: ``game_<rollout>_<index>_<skill_slug>.py``.
 REFERENCE_NAME = re.compile(r"^game_\d+_\d+_(?P<skill>.+)\.py$")
@@ -71,7 +71,7 @@ def build_card(path: Path, report, skill: str, hint: str | None, source: str):
     return Card.from_report(
         report, skill=skill, hint=hint, description=description_for(report.details), kind=program_kind(source),
         provenance={"source": "import", "designer": designer_label(None, "import"), "file": path.name,
-                    "imported": datetime.now(timezone.utc).isoformat(timespec="seconds")},
+                    "imported": datetime.now(UTC).isoformat(timespec="seconds")},
     )
 
 

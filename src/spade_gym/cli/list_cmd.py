@@ -208,7 +208,8 @@ def suite_evaluation(suite: str | Path) -> dict | None:
 
 
 @click.command("list")
-@click.option("--suite", type=click.Path(file_okay=False), help="List this suite directory instead of the registered ones.")
+@click.option("--suite", type=click.Path(file_okay=False),
+              help="List this suite directory instead of the registered ones.")
 @click.option("--skill", help='Only environments of this skill (e.g. "Logical Deduction").')
 @click.option("--kind", type=click.Choice(CARD_KINDS), help="Only games, or only tool-use environments.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")

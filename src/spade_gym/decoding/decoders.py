@@ -231,7 +231,8 @@ def bases(text: str) -> Iterator[str]:
         if not 2 <= radix <= 36:
             continue
         valid = set(_DIGITS[:radix])
-        near = WORD.findall(source[max(0, m.start() - 40):m.start()])[-3:] + WORD.findall(source[m.end():m.end() + 40])[:3]
+        near = (WORD.findall(source[max(0, m.start() - 40):m.start()])[-3:]
+                + WORD.findall(source[m.end():m.end() + 40])[:3])
         for token in near:
             if len(token) <= 64 and any(c.isdigit() for c in token) and set(token) <= valid and token.isascii():
                 yield str(int(token, radix))

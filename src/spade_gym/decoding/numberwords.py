@@ -104,7 +104,8 @@ LEXICON: dict[str, dict[str, Item]] = {"en": _en(), "fr": _fr(), "de": _de(), "e
 _PARTS = {"de": {"sech": Item(6, U, U), "sieb": Item(7, U, U)}}
 #: Words that are ordinary English words alone; they count only inside a longer phrase.
 AMBIGUOUS = {"en": {"a"}, "fr": {"cent", "cents", "mille", "mil", "seize", "un", "une"},
-             "de": {"elf", "null", "ein", "eine", "einen", "einem", "einer"}, "es": {"once", "quince", "mil", "un", "una"}}
+             "de": {"elf", "null", "ein", "eine", "einen", "einem", "einer"},
+             "es": {"once", "quince", "mil", "un", "una"}}
 _SPLITTABLE = {lang: re.compile("(?:" + "|".join(sorted({**lex, **_PARTS.get(lang, {})}, key=len, reverse=True))
                                 + ")+") for lang, lex in LEXICON.items()}
 _DE_ORDINAL_STEMS = {"ers": Item(1, U, U), "drit": Item(3, U, U)}

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from spade_gym.contract import REWARD_RANGE, WIN_REWARD
 from spade_gym.sandbox.replies import REWARD_CLAMPED_KEY
+
 #: ``info["error"]["kind"]`` of an episode a monitor ended.
 CONTRACT_ERROR_KIND = "contract"
 #: Keys whose values the host's consumers act on: a program's own key that reads as one

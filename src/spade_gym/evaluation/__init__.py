@@ -10,8 +10,8 @@ from spade_gym.evaluation.report import build_report, print_report, to_markdown
 from spade_gym.evaluation.runner import (
     AgentConfig,
     EnvInfo,
-    Evaluation,
     EvalRun,
+    Evaluation,
     EvaluationError,
     ResultsStore,
     default_results_path,
@@ -21,7 +21,8 @@ from spade_gym.evaluation.runner import (
 from spade_gym.evaluation.stats import ArmSummary, HintGain, hint_gain, paired_difference_interval, wilson_interval
 
 __all__ = [
-    "AgentConfig", "ArmSummary", "EnvInfo", "EvalRun", "Evaluation", "EvaluationError", "HintGain", "ResultsStore", "build_report",
+    "AgentConfig", "ArmSummary", "EnvInfo", "EvalRun", "Evaluation", "EvaluationError", "HintGain", "ResultsStore",
+    "build_report",
     "default_results_path", "episode_seeds", "hint_gain", "paired_difference_interval", "print_report",
     "select_envs", "to_markdown", "wilson_interval",
 ]

@@ -15,26 +15,26 @@ from spade_gym.errors import ConfigError
 _T = TypeVar("_T")
 
 
-def _setting(value: _T | None, option: str, config: "AgentConfig") -> _T:
+def _setting(value: _T | None, option: str, config: AgentConfig) -> _T:
     """A setting the agent kind needs; ``AgentConfig`` checks it on creation, this catches later edits."""
     if value is None:
         raise ConfigError(f"--agent {config.kind} needs {option}")
     return value
 
 
-def _oracle(config: "AgentConfig") -> Agent:
+def _oracle(config: AgentConfig) -> Agent:
     from spade_gym.agents import OracleAgent
 
     return OracleAgent()
 
 
-def _random(config: "AgentConfig") -> Agent:
+def _random(config: AgentConfig) -> Agent:
     from spade_gym.agents import RandomAgent
 
     return RandomAgent(seed=config.seed)
 
 
-def _openai(config: "AgentConfig") -> Agent:
+def _openai(config: AgentConfig) -> Agent:
     from spade_gym.agents.llm import OpenAIAgent
 
     return OpenAIAgent(_setting(config.base_url, "--base-url", config), _setting(config.model, "--model", config),
@@ -43,7 +43,7 @@ def _openai(config: "AgentConfig") -> Agent:
                        concurrency=config.concurrency)
 
 
-def _transformers(config: "AgentConfig") -> Agent:
+def _transformers(config: AgentConfig) -> Agent:
     from spade_gym.agents.llm import TransformersAgent
 
     return TransformersAgent(_setting(config.model, "--model", config), temperature=config.temperature,
@@ -51,7 +51,7 @@ def _transformers(config: "AgentConfig") -> Agent:
                              batch_size=config.concurrency, seed=config.seed)
 
 
-def _baselines(config: "AgentConfig") -> Agent:
+def _baselines(config: AgentConfig) -> Agent:
     from spade_gym.agents.baselines import BaselinesAgent
 
     try:
@@ -68,7 +68,7 @@ class AgentKind:
     ``seeded`` kinds sample, so their seed changes outcomes.
     """
 
-    build: Callable[["AgentConfig"], Agent]
+    build: Callable[[AgentConfig], Agent]
     model: str | None = None
     needs_base_url: bool = False
     seeded: bool = False

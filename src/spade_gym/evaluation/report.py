@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from spade_gym import __version__
-from spade_gym.evaluation.runner import Evaluation, EvalRun
+from spade_gym.evaluation.runner import EvalRun, Evaluation
 from spade_gym.evaluation.stats import hint_gain, summarize_arm
 
 #: Report key of each arm's summary.
@@ -178,7 +178,8 @@ def to_markdown(report: dict) -> str:
         "",
         _md_table(["skill", "envs"] + [h for h, _ in columns],
                   [[r["skill"], str(r["envs"])] + [cell(r) for _, cell in columns] for r in report["skills"]]
-                  + [["**overall**", str(report["overall"]["envs"])] + [cell(report["overall"]) for _, cell in columns]]),
+                  + [["**overall**", str(report["overall"]["envs"])]
+                     + [cell(report["overall"]) for _, cell in columns]]),
         "",
     ]
     return "\n".join(lines)

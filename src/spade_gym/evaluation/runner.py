@@ -28,10 +28,20 @@ from spade_gym.agents import Agent, Episode, EpisodeSpec, play_episodes
 from spade_gym.errors import ConfigError, SpadeError
 from spade_gym.evaluation.agent_config import AGENT_KINDS, AGENTS, AgentConfig, AgentKind
 from spade_gym.evaluation.results import (
-    DEFAULT_RESULTS_DIR, RecordKey, ResultsStore, default_results_path, episode_record, record_key,
+    DEFAULT_RESULTS_DIR,
+    RecordKey,
+    ResultsStore,
+    default_results_path,
+    episode_record,
+    record_key,
 )
 from spade_gym.evaluation.selection import (
-    BFCL_SKILL, REASONING_GYM_SKILL, EnvInfo, episode_seeds, select_envs, split_patterns,
+    BFCL_SKILL,
+    REASONING_GYM_SKILL,
+    EnvInfo,
+    episode_seeds,
+    select_envs,
+    split_patterns,
 )
 
 #: Which hint settings each ``--hint/--no-hint/--both`` choice plays.

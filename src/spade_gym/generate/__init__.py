@@ -6,14 +6,15 @@ backend that needs them is created (or a tiny model is built).
 
 from spade_gym.generate.backends import (
     BackendError,
-    EndpointUnreachable,
     Completion,
     DesignerBackend,
+    EndpointUnreachable,
     OpenAIBackend,
     ReplayBackend,
     TransformersBackend,
     make_backend,
 )
+from spade_gym.generate.designer_output import DesignerOutput, parse_designer_output
 from spade_gym.generate.prompts import (
     PROMPT_VERSION,
     SKILLS,
@@ -27,7 +28,6 @@ from spade_gym.generate.prompts import (
     skill_by_name,
     skills_for,
 )
-from spade_gym.generate.designer_output import DesignerOutput, parse_designer_output
 from spade_gym.generate.tiny_model import build_tiny_model
 
 __all__ = [

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from spade_gym.errors import DesignerOutputError
 
+
 @dataclass(frozen=True)
 class DesignerOutput:
     """A designer completion split into its parts."""

@@ -2,8 +2,8 @@
 
 One :class:`GenerationPipeline` run turns ``n`` *targets* (a skill, single- or
 multi-turn; games or tool-use environments, as ``kind`` says) into environments. Each
-target gets up to ``attempts`` completions: the first from the design prompt, every later one from a repair prompt carrying the
-previous completion and the validator's summary of what was wrong. An accepted
+target gets up to ``attempts`` completions: the first from the design prompt, every later
+one from a repair prompt carrying the previous completion and the validator's summary of what was wrong. An accepted
 program is registered into the suite at once (atomically, with a card recording its
 provenance), so it is ``gym.make``-able while the run goes on; a rejected one is
 kept, with its report, under ``rejected/`` next to the suite and never registered.
@@ -21,10 +21,10 @@ import re
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from spade_gym.contract import GAME_KIND, TOOL_USE_BASE_CLASS, TOOL_USE_KIND, program_kind
 from spade_gym.errors import DesignerOutputError, SpadeError
@@ -39,6 +39,7 @@ from spade_gym.generate.prompts import (
     build_repair_messages,
     skill_by_name,
 )
+
 # Targets and settings are planned in their own module; re-exported here, where callers
 # of the pipeline look for them.
 from spade_gym.generate.targets import GenerateConfig, Target, plan_targets, replay_targets  # noqa: F401
@@ -333,4 +334,4 @@ _KIND_FEEDBACK = {
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import gymnasium as gym
 

@@ -125,7 +125,7 @@ class Card:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], *, source: str = "card") -> "Card":
+    def from_dict(cls, data: dict[str, Any], *, source: str = "card") -> Card:
         if not isinstance(data, dict):
             raise RegistryError(f"{source}: a card must be a JSON object")
         version = data.get("schema_version", 1)
@@ -144,7 +144,7 @@ class Card:
         return card
 
     @classmethod
-    def _build(cls, data: dict[str, Any]) -> "Card":
+    def _build(cls, data: dict[str, Any]) -> Card:
         """The card of decoded JSON, unchecked (:meth:`from_dict` checks; :meth:`load` skips
         the checks only for bytes that passed them before)."""
         known = {f.name for f in fields(cls)}
@@ -157,8 +157,8 @@ class Card:
         may then use a card without guarding each access."""
         problems = []
         if not isinstance(self.name, str) or not self.name or sanitize_name(self.name) != self.name:
-            shown = self.name[:MAX_NAME_CHARS] + "..." if isinstance(self.name, str) and len(self.name) > MAX_NAME_CHARS \
-                else self.name
+            long_name = isinstance(self.name, str) and len(self.name) > MAX_NAME_CHARS
+            shown = self.name[:MAX_NAME_CHARS] + "..." if long_name else self.name
             problems.append(f"name {shown!r} is not a valid id name (word characters, '.', '-'; at most "
                             f"{MAX_NAME_CHARS} characters)")
         if not _is_int(self.version) or not 0 <= self.version <= MAX_VERSION:
@@ -191,7 +191,7 @@ class Card:
             raise RegistryError(f"{source}: " + "; ".join(problems))
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "Card":
+    def load(cls, path: str | os.PathLike) -> Card:
         """Read and check a card; any problem (file type, size, owner, nesting, encoding,
         fields) is a :class:`RegistryError` naming the file.
 
@@ -213,7 +213,7 @@ class Card:
         return card
 
     @classmethod
-    def parse(cls, raw: bytes, *, source: str = "card") -> "Card":
+    def parse(cls, raw: bytes, *, source: str = "card") -> Card:
         """A card from the bytes of a ``card.json`` (size, nesting, encoding, then fields)."""
         if len(raw) > MAX_CARD_BYTES:
             raise RegistryError(f"{source}: card is larger than {MAX_CARD_BYTES // 1024} KiB; refusing to read it")
@@ -230,7 +230,7 @@ class Card:
     @classmethod
     def from_report(cls, report, *, skill: str, provenance: dict[str, Any], hint: str | None = None,
                     name: str | None = None, multi_turn: bool | None = None,
-                    description: str | None = None, kind: str = GAME_KIND) -> "Card":
+                    description: str | None = None, kind: str = GAME_KIND) -> Card:
         """The card of a program that passed validation: what the validator measured (class,
         turn budget, multi-turn, difficulty levels, first observation, hint) plus what only
         the producer knows (skill, provenance). ``sha256`` is set by :meth:`Suite.add`."""

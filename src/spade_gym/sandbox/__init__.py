@@ -15,10 +15,10 @@ from spade_gym.errors import (
     SandboxUnavailable,
     WorkerCrashed,
 )
+from spade_gym.sandbox.compiler import CompiledProgram, compile_program
 from spade_gym.sandbox.handle import ProgramHandle
 from spade_gym.sandbox.host import Zygote, diagnose
 from spade_gym.sandbox.limits import DEFAULT_LIMITS, Limits
-from spade_gym.sandbox.compiler import CompiledProgram, compile_program
 
 __all__ = [
     "CompiledProgram",

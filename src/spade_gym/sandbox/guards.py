@@ -33,10 +33,10 @@ import numpy
 from spade_gym.sandbox.policy import DENIED_ATTRIBUTES, READABLE_DUNDER_ATTRS
 from spade_gym.sandbox.standins import (
     SHADOWED_PROTOCOL_ATTRS,
-    SandboxAttributeError,
     Absent,
-    public_getattr,
+    SandboxAttributeError,
     guard_class,
+    public_getattr,
 )
 from spade_gym.sandbox.surfaces import SafeModule
 from spade_gym.sandbox.vetted import SimpleNamespace

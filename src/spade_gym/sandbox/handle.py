@@ -119,7 +119,7 @@ class ProgramHandle:
                 self._worker.close()
                 self._worker = None
 
-    def __enter__(self) -> "ProgramHandle":
+    def __enter__(self) -> ProgramHandle:
         return self
 
     def __exit__(self, *exc) -> None:

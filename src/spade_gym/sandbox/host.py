@@ -60,7 +60,7 @@ class Zygote:
     """One fork server per host process, started on first use."""
 
     _lock = threading.Lock()
-    _instance: "Zygote | None" = None
+    _instance: Zygote | None = None
 
     def __init__(self) -> None:
         self.pid_owner = os.getpid()
@@ -92,7 +92,7 @@ class Zygote:
     # ------------------------------------------------------------------ singleton
 
     @classmethod
-    def get(cls) -> "Zygote":
+    def get(cls) -> Zygote:
         with cls._lock:
             zygote = cls._instance
             if zygote is None or zygote.pid_owner != os.getpid() or zygote.process.poll() is not None:
@@ -128,7 +128,7 @@ class Zygote:
         self.control.settimeout(timeout)
         try:
             data = self.control.recv(1 << 16)
-        except (socket.timeout, OSError):
+        except (TimeoutError, OSError):
             return None
         if not data:
             return None
@@ -284,7 +284,8 @@ class Worker:
                 raise ProgramCPULimit(f"{what}: CPU time limit exceeded; the worker was killed") from None
             if status is None and "exceeds" in str(exc):
                 raise ProtocolError(f"{what}: the worker sent an oversized reply ({exc}); it was killed") from None
-            raise WorkerCrashed(f"{what}: {describe_exit(status)}" if status is not None else f"{what}: {exc}") from None
+            detail = describe_exit(status) if status is not None else exc
+            raise WorkerCrashed(f"{what}: {detail}") from None
         except ValueError as exc:
             self.kill()
             raise ProtocolError(f"{what}: the worker sent malformed data ({exc}); it was killed") from None

@@ -167,5 +167,5 @@ def _set_max_turns(env, value) -> None:
 
 
 def _inspect_class(cls, env_type) -> tuple[bool, bool, bool]:
-    return (_accepts(getattr(cls, "reset"), "seed"), callable(getattr(env_type, "hint", None)),
+    return (_accepts(cls.reset, "seed"), callable(getattr(env_type, "hint", None)),
             callable(getattr(env_type, "solution", None)))

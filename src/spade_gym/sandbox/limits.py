@@ -38,14 +38,14 @@ class Limits:
     #: When the host runs as root, run workers as ``nobody`` (uid/gid 65534).
     drop_privileges: bool = True
 
-    def replace(self, **changes) -> "Limits":
+    def replace(self, **changes) -> Limits:
         return replace(self, **changes)
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict | None) -> "Limits":
+    def from_dict(cls, data: dict | None) -> Limits:
         if not data:
             return cls()
         known = {f.name for f in fields(cls)}

@@ -148,7 +148,8 @@ def _scalar(text: str):
         if m:
             num, den = _number(m.group(2)), _number(m.group(3))
             if num is not None and den not in (None, 0):
-                value = (num / den) if not isinstance(num, float) and not isinstance(den, float) else float(num) / float(den)
+                exact = not isinstance(num, float) and not isinstance(den, float)
+                value = (num / den) if exact else float(num) / float(den)
                 if m.group(1):
                     value = -value
         else:

@@ -228,7 +228,8 @@ class SpadePolicy(RestrictingNodeTransformer):
             if func.id in FORBIDDEN_CALLS:
                 self.forbidden_calls.append((node, func.id))
             if func.id == "type" and len(node.args) + len(node.keywords) >= 2:
-                self.error(node, "type() with 3 arguments (dynamic class creation) is not allowed; use a class statement.")
+                self.error(node, "type() with 3 arguments (dynamic class creation) is not allowed; "
+                                 "use a class statement.")
         return self.node_contents_visit(node)
 
     def visit_JoinedStr(self, node):

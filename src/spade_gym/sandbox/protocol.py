@@ -235,7 +235,7 @@ class ErrorRecord:
         return wire
 
     @classmethod
-    def from_wire(cls, wire) -> "ErrorRecord":
+    def from_wire(cls, wire) -> ErrorRecord:
         """Host side. A report that is not well-formed is itself a protocol error."""
         if not isinstance(wire, dict):
             raise ReplyRejected("an error report must be an object")
@@ -281,7 +281,7 @@ class Hello:
     confinement: dict
 
     @classmethod
-    def from_wire(cls, wire) -> "Hello":
+    def from_wire(cls, wire) -> Hello:
         if type(wire) is not dict or wire.get("hello") is not True:
             error = wire.get("error") if type(wire) is dict else None
             raise ReplyRejected(f"the worker failed to start:\n{error[:3000]}" if type(error) is str

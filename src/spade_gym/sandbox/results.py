@@ -20,9 +20,9 @@ import numpy
 
 from spade_gym.contract import REWARD_RANGE
 from spade_gym.errors import PolicyViolation
+from spade_gym.sandbox.compiler import PROGRAM_FILENAME
 from spade_gym.sandbox.deadline import CPUExhausted, Deadline
 from spade_gym.sandbox.limits import Limits
-from spade_gym.sandbox.compiler import PROGRAM_FILENAME
 from spade_gym.sandbox.protocol import TRUNCATION_MARKER, ErrorKind, ErrorRecord
 
 

@@ -14,10 +14,10 @@ import numpy
 
 from spade_gym.errors import PolicyViolation
 from spade_gym.sandbox import deadline, tooluse
+from spade_gym.sandbox.compiler import PROGRAM_FILENAME, CompiledProgram, compile_program
 from spade_gym.sandbox.guards import Guards
 from spade_gym.sandbox.instance import Instance
 from spade_gym.sandbox.limits import Limits
-from spade_gym.sandbox.compiler import PROGRAM_FILENAME, CompiledProgram, compile_program
 from spade_gym.sandbox.results import (
     CallFailed,
     JSONChecker,

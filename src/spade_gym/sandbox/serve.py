@@ -12,9 +12,9 @@ import socket
 from spade_gym.sandbox import deadline, framing
 from spade_gym.sandbox import protocol as p
 from spade_gym.sandbox.limits import Limits
+from spade_gym.sandbox.protocol import ErrorKind, ErrorRecord
 from spade_gym.sandbox.results import CallFailed, describe_failure, internal_failure
 from spade_gym.sandbox.runtime import ProgramRuntime
-from spade_gym.sandbox.protocol import ErrorKind, ErrorRecord
 
 #: Requests are small (a program source at most); anything bigger is refused unread.
 MAX_REQUEST_BYTES = 8 << 20

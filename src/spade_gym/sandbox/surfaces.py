@@ -15,8 +15,8 @@ worker (a vector env) cannot disturb each other's random streams.
 """
 
 from __future__ import annotations
-
 import __future__ as future_module
+
 import abc
 import bisect
 import cmath
@@ -51,16 +51,17 @@ import numpy.random
 from spade_gym.sandbox import mathverify
 from spade_gym.sandbox.standins import guard_class
 from spade_gym.sandbox.vetted import (
+    SimpleNamespace,
     guarded_dataclasses,
     guarded_functools,
     guarded_namedtuple,
     guarded_operator,
     guarded_typing,
     guarded_writers,
-    SimpleNamespace,
     public_members,
     refuse_private_enum_names,
 )
+
 
 class SafeModule:
     """Read-only namespace standing in for a module inside the sandbox."""

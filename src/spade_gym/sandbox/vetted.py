@@ -87,7 +87,8 @@ def guarded_functools(guards) -> dict:
 
     def _check_lists(assigned, updated):
         if not set(assigned) <= set(defaults_assigned) or not set(updated) <= set(defaults_updated):
-            raise SandboxRefusal("functools.update_wrapper/wraps accept only the default attribute lists in the sandbox")
+            raise SandboxRefusal("functools.update_wrapper/wraps accept only the default attribute lists in the "
+                                 "sandbox")
 
     def update_wrapper(wrapper, wrapped, assigned=defaults_assigned, updated=defaults_updated):
         # Rebuilt on the guards: metadata is read through them (a library object's

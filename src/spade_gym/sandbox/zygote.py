@@ -62,7 +62,7 @@ def _preload() -> None:
     import numpy as np
 
     _warm_numpy(np)
-    "{0}".format(1)
+    f"{1}"
     import re
 
     re.compile(r"\\boxed\{([^{}]*)\}").search("\\boxed{1}")

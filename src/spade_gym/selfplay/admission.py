@@ -150,7 +150,7 @@ class AdmissionStage(RolloutStage):
             return
         self.rejected_dir.mkdir(parents=True, exist_ok=True)
         room = cap - len(list(self.rejected_dir.glob("*.txt")))
-        for design, out, report in rejected[:max(0, room)]:
+        for design, _out, report in rejected[:max(0, room)]:
             stem = f"iter{iteration:04d}-rank{design.rank}-{design.index:03d}"
             (self.rejected_dir / f"{stem}.txt").write_text(design.text, encoding="utf-8")
             record = report.to_dict() if report is not None else {}

@@ -107,7 +107,8 @@ def batch_layout(config, world: int) -> BatchLayout:
     design_slots = [0 if served else d for d in designs]
     taking = (0 if served else config.designer_groups) + config.agent_groups
     if taking < world:
-        what = f"agent_groups={config.agent_groups}" + ("" if served else f" + designer_groups={config.designer_groups}")
+        what = f"agent_groups={config.agent_groups}"
+        what += "" if served else f" + designer_groups={config.designer_groups}"
         raise ConfigError(
             f"{what} = {taking} GRPO group(s) per iteration cannot be divided across {world} ranks: these sizes are "
             f"global (per iteration, all ranks together), and every rank needs at least one group. Raise "

@@ -310,7 +310,7 @@ class SelfPlayConfig:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "SelfPlayConfig":
+    def from_dict(cls, data: dict) -> SelfPlayConfig:
         data = dict(data)
         if "hint_temperature" in data:
             # Removed: the with-hint arm sampled at its own temperature, which confounded regret.

@@ -44,7 +44,7 @@ class Ranks:
         return self.rank == 0
 
     @classmethod
-    def current(cls, *, cpu: bool = False, timeout_s: float | None = None) -> "Ranks":
+    def current(cls, *, cpu: bool = False, timeout_s: float | None = None) -> Ranks:
         """From accelerate's process state (a single process when not launched by it).
 
         The state is a process-wide singleton that the trainer shares later, so it must be

@@ -197,9 +197,8 @@ def _build_trainer(config: SelfPlayConfig, run_dir: Path, model, tokenizer, roll
     from trl import GRPOConfig
 
     from spade_gym.selfplay.batch import batch_layout
-    from spade_gym.selfplay.trainer import SpadeGRPOTrainer
-
     from spade_gym.selfplay.callback import SpadeCallback
+    from spade_gym.selfplay.trainer import SpadeGRPOTrainer
 
     def spade_reward(prompts, completions, spade_reward, **kwargs):
         return [float(r) for r in spade_reward]
@@ -243,9 +242,9 @@ def _build_trainer(config: SelfPlayConfig, run_dir: Path, model, tokenizer, roll
                                processing_class=tokenizer, rollout_func=rollout)
     if config.sharding != "none" and ranks.world > 1 and not (trainer.is_deepspeed_enabled or trainer.is_fsdp_enabled):
         progress.log(f"warning: preset {config.preset} assumes sharded training state (sharding={config.sharding}: "
-                     "DeepSpeed ZeRO-3 or FSDP), but this launch is plain DDP: every rank holds the whole policy and Adam's "
-                     "state. Launch with accelerate's --config_file (see docs/selfplay.md), or check --plan's "
-                     "memory with --set sharding=none")
+                     "DeepSpeed ZeRO-3 or FSDP), but this launch is plain DDP: every rank holds the whole policy "
+                     "and Adam's state. Launch with accelerate's --config_file (see docs/selfplay.md), or check "
+                     "--plan's memory with --set sharding=none")
     # First in line, so the spade metrics it adds to each log reach TensorBoard too.
     trainer.callback_handler.callbacks.insert(0, callback)
     # The raw log dicts printed on every step say nothing the progress and summary do not.

@@ -12,8 +12,15 @@ from spade_gym.selfplay.batch import assign_regret_plays
 from spade_gym.selfplay.policy import TokenAgent, TokenPolicy, Trace, TurnSample
 from spade_gym.selfplay.records import DesignResult, RolloutStage
 from spade_gym.selfplay.rewards import (
-    centre_per_skill, check_groups, designer_reward, episode_outcome, group_key, learning_potential, paired_regret,
-    remember_plays, window_win_rate,
+    centre_per_skill,
+    check_groups,
+    designer_reward,
+    episode_outcome,
+    group_key,
+    learning_potential,
+    paired_regret,
+    remember_plays,
+    window_win_rate,
 )
 from spade_gym.selfplay.turns import layout_turn_samples
 
@@ -180,7 +187,8 @@ class PlayStage(RolloutStage):
             everything[tuple(item[0])] = item[1]
         for design in designs:
             if design.duplicate_of is not None:
-                design.reward = everything.get(tuple(design.duplicate_of), designer_reward(False, config=self.config.reward))
+                invalid = designer_reward(False, config=self.config.reward)
+                design.reward = everything.get(tuple(design.duplicate_of), invalid)
 
     def _agent_groups(self, policy: TokenPolicy, n_groups: int, regret_groups, iteration: int,
                       rng: random.Random, *, n_tasks: int | None = None) -> dict:

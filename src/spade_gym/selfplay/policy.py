@@ -91,7 +91,8 @@ class TokenPolicy:
         text = self.tokenizer.apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=True)
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
 
-    def feedback_ids(self, messages: list[dict], completion_finished: bool, tools: list[dict] | None = None) -> list[int]:
+    def feedback_ids(self, messages: list[dict], completion_finished: bool,
+                     tools: list[dict] | None = None) -> list[int]:
         """Template tokens between the end of the policy's last turn and the start of its next.
 
         ``messages`` is the conversation so far; what follows its last assistant message

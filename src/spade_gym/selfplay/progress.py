@@ -11,11 +11,12 @@ from __future__ import annotations
 import contextlib
 import time
 import warnings
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 
 class Phase:
-    def __init__(self, progress: "Progress", task_id, total: int | None):
+    def __init__(self, progress: Progress, task_id, total: int | None):
         self._progress = progress
         self._task_id = task_id
         self.total = total
@@ -61,8 +62,14 @@ class Progress:
         owner = False
         if interactive:
             if self._rich is None:
-                from rich.progress import (BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn,
-                                           TimeElapsedColumn, TimeRemainingColumn)
+                from rich.progress import (
+                    BarColumn,
+                    MofNCompleteColumn,
+                    SpinnerColumn,
+                    TextColumn,
+                    TimeElapsedColumn,
+                    TimeRemainingColumn,
+                )
                 from rich.progress import Progress as RichProgress
 
                 self._rich = RichProgress(

@@ -45,7 +45,7 @@ class RunState:
                 "outcomes": self.outcomes, "plays": self.plays, "pending_designs": self.pending_designs}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "RunState":
+    def from_dict(cls, data: dict) -> RunState:
         return cls(iteration=int(data["iteration"]), registered=list(data.get("registered", [])),
                    card_stats={k: dict(v) for k, v in data.get("card_stats", {}).items()},
                    outcomes={k: [float(x) for x in v] for k, v in data.get("outcomes", {}).items()},

@@ -169,5 +169,6 @@ def markdown_summary(rows: list[dict], run_dir: Path, *, warm_start_s: float | N
     for row in rows:
         lines.append("| " + " | ".join(fmt(row.get(k)) for k in keys) + " |")
     registered = sorted({e for r in rows for e in r.get("registered", [])})
-    lines += ["", f"Registered environments ({len(registered)}): " + (", ".join(f"`{e}`" for e in registered) or "none")]
+    listed = ", ".join(f"`{e}`" for e in registered) or "none"
+    lines += ["", f"Registered environments ({len(registered)}): " + listed]
     return "\n".join(lines) + "\n"

@@ -15,8 +15,9 @@ clamped to [-1, 1]. GRPO normalises it within each group of episodes on the same
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Literal, Sequence
+from typing import Literal
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ T of its turns drawn uniformly (in order); ``turn_slots = max_turns`` trains eve
 from __future__ import annotations
 
 import random
-from typing import Sequence, TypeVar
+from collections.abc import Sequence
+from typing import TypeVar
 
 T = TypeVar("T")
 

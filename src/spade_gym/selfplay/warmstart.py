@@ -94,7 +94,8 @@ def agent_examples(entries: list[SuiteEntry], config: SelfPlayConfig) -> list[Ex
     rng = random.Random(config.seed)
     if not entries or config.warmstart.agent_examples <= 0:
         return []
-    specs = [EpisodeSpec(rng.choice(entries).id, rng.randrange(1_000_000)) for _ in range(config.warmstart.agent_examples)]
+    specs = [EpisodeSpec(rng.choice(entries).id, rng.randrange(1_000_000))
+             for _ in range(config.warmstart.agent_examples)]
     episodes = play_episodes(OracleAgent(), specs, max_turns=3, batch_size=16)
     out = []
     for episode in episodes:
@@ -185,7 +186,7 @@ def supervised_warm_start(model, tokenizer, examples: list[Example], config: Sel
     designer_budget = ws.designer_steps_per_program * len(designer)
     most = len(batches) * ws.epochs + designer_budget + designer_budget // 8
     with progress.phase("warm start (steps, at most)", total=most) as phase:
-        for epoch in range(ws.epochs if batches else 0):
+        for _epoch in range(ws.epochs if batches else 0):
             rng.shuffle(batches)
             epoch_losses: list[float] = []
             for batch in batches:

@@ -11,7 +11,6 @@ from spade_gym.generate.backends.openai_compatible import OpenAIBackend
 from spade_gym.generate.backends.replay import ReplayBackend
 from spade_gym.generate.backends.transformers_local import TransformersBackend
 
-
 _BACKENDS: dict[str, Any] = {  # name -> backend class
     OpenAIBackend.name: OpenAIBackend,
     TransformersBackend.name: TransformersBackend,
