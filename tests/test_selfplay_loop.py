@@ -128,10 +128,21 @@ def test_existing_run_is_not_overwritten(run):
     assert result.exit_code == 1 and "not empty" in result.output
 
 
-def test_resume_refuses_config_changes(run):
+def test_resume_refuses_config_changes_and_names_them(run):
     run_dir, _, _ = run
     result = CliRunner().invoke(main, ["selfplay", "--output", str(run_dir), "--resume", "--set", "iterations=9"])
-    assert result.exit_code == 1 and "cannot change it" in result.output
+    assert result.exit_code == 1 and "would change it: iterations (2 -> 9)" in result.output, result.output
+    result = CliRunner().invoke(main, ["selfplay", "--output", str(run_dir), "--resume", "--preset", "cpu-tiny"])
+    assert result.exit_code == 1 and "agent_groups (1 -> 2)" in result.output and "more" in result.output
+
+
+def test_resume_accepts_the_options_the_run_was_started_with(run):
+    """The very --preset (and --set values) the run started with change nothing: no refusal."""
+    from spade_gym.cli.selfplay_cmd import _refuse_changes_on_resume
+
+    run_dir, _, _ = run
+    _refuse_changes_on_resume(run_dir, "cpu-test", [])
+    _refuse_changes_on_resume(run_dir, None, ["preset=cpu-test"])
 
 
 def test_resume_needs_a_run(tmp_path):

@@ -68,10 +68,7 @@ def command(preset, output, resume, iterations, designer, base_url, designer_mod
     if designer_model:
         served.append(f"designer_model={designer_model}")
     if resume and (overrides or preset or served):
-        # A resumed run keeps its config.json: a change there would make the replay of the
-        # interrupted iteration differ from the run it continues.
-        raise ConfigError("--resume continues a run with its saved config.json; --set, --preset and --designer "
-                          "cannot change it (start a new --output instead; --iterations may extend the run)")
+        _refuse_changes_on_resume(output, preset, served + list(overrides))
     config = apply_overrides(load_preset(preset or "cpu-tiny"), served + list(overrides))
     if iterations is not None:
         config.iterations = iterations
@@ -144,3 +141,28 @@ def format_summary(summary: dict) -> str:
     if registered:
         lines += ["", f"Use them: SPADE_GYM_SUITES={summary['suite']} spade-gym list"]
     return "\n".join(lines)
+
+
+def _refuse_changes_on_resume(output, preset: str | None, overrides: list[str]) -> None:
+    """A resumed run keeps its config.json: a change there would make the replay of the
+    interrupted iteration differ from the run it continues. Options that say what the run
+    already has (the very --preset it started with, a --set of the value it has) are fine;
+    real changes are named. (``iterations`` is extended with --iterations, not compared.)"""
+    from pathlib import Path
+
+    from spade_gym.selfplay.config import SelfPlayConfig
+
+    path = Path(output) / "config.json"
+    if not path.exists():
+        return  # the resume itself says there is nothing to resume
+    saved_config = SelfPlayConfig.from_dict(json.loads(path.read_text()))
+    requested = apply_overrides(load_preset(preset) if preset else saved_config, overrides)
+    saved, wanted = saved_config.to_dict(), requested.to_dict()
+    set_keys = {item.partition("=")[0].strip() for item in overrides}
+    changed = sorted(key for key in set(saved) | set(wanted)
+                     if (key != "iterations" or key in set_keys) and saved.get(key) != wanted.get(key))
+    if changed:
+        listed = ", ".join(f"{key} ({saved.get(key)!r} -> {wanted.get(key)!r})" for key in changed[:6])
+        more = f" and {len(changed) - 6} more" if len(changed) > 6 else ""
+        raise ConfigError(f"--resume continues the run with its saved config.json; these options would change it: "
+                          f"{listed}{more} (start a new --output instead; --iterations may extend the run)")
