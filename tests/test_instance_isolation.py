@@ -20,6 +20,7 @@ import enum
 import json
 import numbers
 import random
+import resource
 import sys
 import textwrap
 import typing
@@ -193,6 +194,9 @@ def test_hostile_instances_leave_every_known_registry_as_it_was():
     before = _registries()
     runtime = ProgramRuntime(Limits())
     saved_module = sys.modules.get("spade_program")
+    # The worker runtime gives each episode a CPU budget through RLIMIT_CPU: run here, in the
+    # test process, it must not leave that limit on pytest (which would die of SIGXCPU later).
+    cpu_limit = resource.getrlimit(resource.RLIMIT_CPU)
     try:
         runtime.load(HOSTILE, {}, 2)
         for index in (0, 1):
@@ -204,6 +208,9 @@ def test_hostile_instances_leave_every_known_registry_as_it_was():
         else:
             sys.modules["spade_program"] = saved_module
         sys.setrecursionlimit(_Owner.recursion_limit)
+        unchanged = resource.getrlimit(resource.RLIMIT_CPU) == cpu_limit
+        resource.setrlimit(resource.RLIMIT_CPU, cpu_limit)
+    assert unchanged, "the runtime, used in-process, changed the host's RLIMIT_CPU"
     gc.collect()
     after = _registries()
     changed = {key for key in before if before[key] != after[key]}

@@ -61,7 +61,15 @@ def _on_cpu(signum, frame):
         raise CPUExhausted()
 
 
+#: Set once this process is a sandbox worker (its signal handlers installed): only a worker
+#: budgets CPU through RLIMIT_CPU. A runtime used in-process (tests, tools) must never leave
+#: a CPU limit on its host, which would die of SIGXCPU later.
+_worker = False
+
+
 def install_signal_handlers() -> None:
+    global _worker
+    _worker = True
     signal.signal(signal.SIGALRM, _on_alarm)
     signal.signal(signal.SIGXCPU, _on_cpu)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes fail with EFBIG instead of killing
@@ -102,6 +110,8 @@ def disarm() -> None:
 
 def refill_cpu_budget(seconds_per_episode: int) -> None:
     """Give each episode a fresh CPU budget (RLIMIT_CPU counts the worker's lifetime)."""
+    if not _worker:
+        return
     used = resource.getrusage(resource.RUSAGE_SELF)
     spent = int(used.ru_utime + used.ru_stime) + 1
     soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
