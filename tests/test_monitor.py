@@ -158,6 +158,7 @@ def test_a_screen_that_starts_naming_the_answer_is_caught(rare, late):
     tally = ScreenTally()
     env = load_source(source, screen_baseline=(0, 96))
     env.monitor.tally = tally
+    env.monitor.screen_sample_rate = 1.0  # every reset watched (the default watches an eighth)
     try:
         ended = None
         for seed in range(80):
@@ -246,6 +247,7 @@ def test_a_card_with_a_screen_baseline_turns_the_screen_monitor_on(tmp_path):
     entry = suite.add(source, card_for(source, name="LeakyCode", validation={"screen_reveals": [0, 16]}))
     register_suite(suite.path)
     env = gym.make(entry.id)
+    env.unwrapped.monitor.screen_sample_rate = 1.0
     try:
         with pytest.warns(SuiteWarning, match="screen-leak"):
             for seed in range(40):
@@ -256,3 +258,15 @@ def test_a_card_with_a_screen_baseline_turns_the_screen_monitor_on(tmp_path):
         env.close()
     with pytest.raises(QuarantinedError):
         gym.make(entry.id)
+
+
+def test_the_screen_check_watches_a_random_share_of_resets():
+    env = load_source(TEMPLATE.format(mode="sound").replace("CountEnv", "SampledCountEnv"), screen_baseline=(0, 96))
+    env.monitor.tally = tally = ScreenTally()
+    try:
+        for seed in range(400):
+            env.reset(seed=seed)
+        watched = tally.add(env.monitor.program, False)[0] - 1
+        assert 20 <= watched <= 90, watched  # an eighth of 400 is 50; a program cannot tell which
+    finally:
+        env.close()
