@@ -19,6 +19,6 @@ CHECK_NAMES = check_names(GAME_KIND)
 TOOL_USE_CHECK_NAMES = check_names(TOOL_USE_KIND)
 
 __all__ = [
-    "CHECK_NAMES", "TOOL_USE_CHECK_NAMES", "Check", "DEFAULT_CONFIG", "NoveltyVerdict", "ValidationConfig", "ValidationReport",
-    "check_novelty", "validate_many", "validate_source",
+    "CHECK_NAMES", "TOOL_USE_CHECK_NAMES", "Check", "DEFAULT_CONFIG", "NoveltyVerdict", "ValidationConfig",
+    "ValidationReport", "check_novelty", "validate_many", "validate_source",
 ]

@@ -13,6 +13,8 @@ from typing import Any
 from spade_gym.errors import ConfigError
 from spade_gym.sandbox.limits import Limits
 from spade_gym.validation.policies import SHORTCUT_BASELINES
+from spade_gym.validation.stats import Rule
+
 
 def check_names(kind: str | None = None) -> tuple[str, ...]:
     """Every registered check, in run order (the registry in ``validation.checks`` is the one list);
@@ -49,7 +51,10 @@ class ValidationConfig:
 
     #: Checks to run (None: every registered check; the fatal ones cannot be left out).
     checks: tuple[str, ...] | None = None
-    #: K: number of task seeds every probe plays, drawn afresh from ``seed`` in every run.
+    #: K: number of task seeds the privileged policy plays (solvability, determinism, leaks...),
+    #: drawn afresh from ``seed`` in every run. The rate checks do not decide on these alone:
+    #: they play at least ``baseline_seeds`` / ``shortcut_seeds`` seeds of the same stream and
+    #: more while their verdict is uncertain (see ``max_probe_seeds``), whatever ``seeds`` is.
     seeds: int = 16
     #: Run seed the probe seeds are drawn from; None (the default) draws a fresh one from the
     #: OS, so a program cannot know its probe seeds in advance. Reports record the seed used.
@@ -58,16 +63,20 @@ class ValidationConfig:
     fuzz_examples: int = 48
     #: Seed of the fuzz corpus: the same texts in every run, so verdicts are reproducible.
     fuzz_seed: int = 0
-    #: Seeds the cheap baselines play (the first of the run's seeds; the oracle plays all of
-    #: them): the shortcut zoo is the stronger test, these catch games any answer wins.
-    baseline_seeds: int = 8
+    #: Seeds the cheap baselines play first (the first of the run's seed stream): the shortcut
+    #: zoo is the stronger test, these catch games any answer wins. 16: the fewest on which a
+    #: baseline that never wins is cleared against the 15% limit at the confidence below (the
+    #: upper bound of 0 wins in 16 is 14.5%), so a sound game needs no second look.
+    baseline_seeds: int = 16
     #: Baseline policies for the non-triviality check (probe specs, see ``validation.policies``).
     baseline_policies: tuple[dict[str, Any], ...] = DEFAULT_BASELINES
     #: Highest win rate a baseline may reach (the SPADE reference's random-guess threshold).
     max_baseline_win_rate: float = 0.15
     #: The shortcut zoo run by the ``shortcut`` and ``levels`` checks, at every level.
     shortcut_baselines: tuple[str, ...] = SHORTCUT_BASELINES
-    #: Seeds each shortcut baseline plays per level (the first of the run's seeds).
+    #: Seeds each shortcut baseline plays first per level (the first of the run's seed stream);
+    #: also the seeds whose privileged episodes teach the zoo its priors (every seed's prior comes
+    #: from the other seeds of these, so a rate means the same on the seeds added later).
     shortcut_seeds: int = 8
     #: Highest win rate any shortcut baseline may reach at any level. Half: a script that never
     #: reads the task's meaning but wins more often than it loses makes the environment teach
@@ -77,6 +86,23 @@ class ValidationConfig:
     #: Largest share of seeds that may have the same answer (the privileged policy's whole
     #: action sequence): a constant answer is memorised, not found.
     max_same_solution_share: float = 0.5
+    #: Verdicts are statistics (``validation.stats``): a rate check passes when the upper bound of
+    #: the rate's Wilson interval at this (two-sided) confidence is below its limit, fails when the
+    #: lower bound is above it, and plays ``probe_seed_step`` more seeds while neither holds, up to
+    #: ``max_probe_seeds`` seeds, where the point estimate decides (above the limit fails). 90%: the
+    #: lowest level that keeps every program 10 points or more from a limit at the same verdict in
+    #: at least 19 of 20 runs (at most 2.1% disagreement per run, exactly), and the cheapest for
+    #: sound programs. Self-play's cheaper presets lower ``seeds``, never these.
+    confidence: float = 0.90
+    probe_seed_step: int = 8
+    max_probe_seeds: int = 160
+    #: On a busy machine, a probe that hits a deadline (a call's, a batch's; loading a worker; the
+    #: episodes of gymnasium's check_env) is played again once, from scratch in a fresh worker,
+    #: with every deadline this many times longer: load must not turn a sound program's slow call
+    #: into a determinism or contract failure. A hit at the longer deadlines is the program's
+    #: (reported as the machine's when the machine is still busy). Only ``cost`` judges time; 1 turns
+    #: retries off.
+    deadline_retry_factor: float = 4.0
     #: How much easier (baseline best rate) the hardest level may be than the easiest: two of
     #: the 8 seeds a level plays, so that one lucky win is not read as an ordering.
     level_order_slack: float = 0.25
@@ -120,8 +146,11 @@ class ValidationConfig:
     limits: Limits = VALIDATION_LIMITS
     #: Seconds a probe call may take on average (5x the cost budget) before validation
     #: stops as "too slow": a program far over budget would otherwise cost minutes to probe.
+    #: Measured in the worker's CPU time where the kernel reports it (Linux), so the time calls
+    #: spent waiting for a CPU on a busy machine does not count.
     probe_call_allowance: float = 0.25
-    #: Backstop on the wall time of one validation (seconds).
+    #: Backstop on the wall time of one validation (seconds). A run that reaches it on a busy
+    #: machine is reported as the machine's (``kind: "machine"``), not the program's.
     max_seconds: float = 120.0
 
     def __post_init__(self) -> None:
@@ -137,7 +166,8 @@ class ValidationConfig:
         positive = {"seeds": self.seeds, "cost_samples": self.cost_samples, "hint_max_chars": self.hint_max_chars,
                     "max_turns_limit": self.max_turns_limit, "difficulty_seeds": self.difficulty_seeds,
                     "shortcut_seeds": self.shortcut_seeds, "probe_slots": self.probe_slots,
-                    "baseline_seeds": self.baseline_seeds}
+                    "baseline_seeds": self.baseline_seeds, "probe_seed_step": self.probe_seed_step,
+                    "max_probe_seeds": self.max_probe_seeds}
         for name, value in positive.items():
             if not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{name} must be a positive integer, got {value!r}")
@@ -157,6 +187,10 @@ class ValidationConfig:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ConfigError(f"{name} must be within [0, 1], got {value!r}")
+        if not 0.5 <= self.confidence < 1.0:
+            raise ConfigError(f"confidence must be within [0.5, 1), got {self.confidence!r}")
+        if self.deadline_retry_factor < 1.0:
+            raise ConfigError(f"deadline_retry_factor must be at least 1, got {self.deadline_retry_factor!r}")
         if self.cost_budget_ms <= 0 or self.probe_call_allowance <= 0 or self.max_seconds <= 0:
             raise ConfigError("cost_budget_ms, probe_call_allowance and max_seconds must be positive")
         for spec in self.baseline_policies:
@@ -165,10 +199,15 @@ class ValidationConfig:
         if not isinstance(self.program_kwargs, dict) or not all(isinstance(k, str) for k in self.program_kwargs):
             raise ConfigError("program_kwargs must be a dict with str keys")
 
+    @property
+    def rate_rule(self) -> Rule:
+        """The sequential rule every rate check decides with (``validation.stats``)."""
+        return Rule(self.confidence, self.probe_seed_step, self.max_probe_seeds)
+
     def enabled(self, check: str) -> bool:
         return check in (self.checks or ())
 
-    def replace(self, **changes: Any) -> "ValidationConfig":
+    def replace(self, **changes: Any) -> ValidationConfig:
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:

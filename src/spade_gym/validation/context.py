@@ -8,8 +8,14 @@ Seeds are unpredictable: each run draws its probe seeds from a fresh random run 
 (recorded in the report as ``run_seed``; pass it back as ``ValidationConfig(seed=...)``
 or ``spade-gym validate --seed`` to reproduce a run exactly).
 
-Deadlines: every batch sent to a worker gets at most what is left of the run's budget
-(``max_seconds``), so a slow-but-legal program cannot run past it.
+Seeds form one stream per run (:func:`draw_seeds` is prefix-stable): the privileged policy
+plays its first ``seeds``, the rate checks their first ``baseline_seeds`` / ``shortcut_seeds``
+and, while a rate's verdict is uncertain, the next ones (:meth:`Context.samples`; see
+:mod:`spade_gym.validation.stats`), so a run with a fixed seed replays exactly.
+
+Deadlines (the run's budget, batch deadlines, the per-call allowance, the retry of a deadline a
+busy machine made a probe miss) are :mod:`spade_gym.validation.deadlines`; the extra seeds of the
+rate checks are :mod:`spade_gym.validation.sampling`.
 """
 
 from __future__ import annotations
@@ -19,18 +25,20 @@ import secrets
 import statistics
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from spade_gym.contract import DEFAULT_MAX_TURNS, GAME_KIND, TOOL_USE_KIND, program_kind
 from spade_gym.errors import SandboxError
 from spade_gym.sandbox import ProgramHandle
+from spade_gym.validation import deadlines, sampling
 from spade_gym.validation.config import ValidationConfig
-from spade_gym.validation.episodes import Episode, FatalEpisode, Job, play
-from spade_gym.validation.messages import describe_error, excerpt
+from spade_gym.validation.deadlines import Abort, DeadlineHit, Deadlines
+from spade_gym.validation.episodes import Episode, Job
 from spade_gym.validation.policies import SHORTCUT_BASELINES, Prior, label, make_policy
+from spade_gym.validation.sampling import ORACLE, prior_for
 
-ORACLE = {"kind": "oracle"}
 #: The baseline replayed in a fresh worker by the determinism check (covers wrong-answer paths).
 REPLAY_BASELINE = {"kind": "random_words"}
 #: Policies whose episodes record ``solution()`` after reset (the checks read it: leaks in
@@ -40,15 +48,6 @@ SOLUTION_RECORDED = frozenset({"oracle", "actions", "random_words"})
 MAX_SEED = 2**31 - 1
 
 
-class Abort(Exception):
-    """The program hung, crashed or exhausted a limit: the current check fails and validation stops."""
-
-    def __init__(self, message: str, details: dict | None = None):
-        super().__init__(message)
-        self.message = message
-        self.details = details
-
-
 class Outcome(NamedTuple):
     passed: bool
     message: str
@@ -56,7 +55,8 @@ class Outcome(NamedTuple):
 
 
 def draw_seeds(run_seed: int, count: int) -> list[int]:
-    """``count`` distinct task seeds drawn from ``run_seed``: a program cannot know them in advance."""
+    """``count`` distinct task seeds drawn from ``run_seed``: a program cannot know them in advance.
+    A stream: ``draw_seeds(r, n)`` is the first ``n`` of ``draw_seeds(r, m)`` for every ``m >= n``."""
     rng = random.Random(f"spade-gym-validation:{run_seed}")
     seeds: list[int] = []
     while len(seeds) < count:
@@ -66,18 +66,6 @@ def draw_seeds(run_seed: int, count: int) -> list[int]:
     return seeds
 
 
-def prior_for(seed: int, oracle: list[Episode]) -> Prior:
-    """What the other seeds' privileged episodes teach a script (this seed left out)."""
-    others = [e for e in oracle if e.seed != seed and e.error is None]
-    actions_by_turn: list[list[str]] = []
-    for episode in others:
-        for turn, action in enumerate(episode.actions):
-            if turn == len(actions_by_turn):
-                actions_by_turn.append([])
-            actions_by_turn[turn].append(action)
-    return Prior([e.solution0 for e in others if e.solution0], actions_by_turn)
-
-
 @dataclass
 class LevelProbes:
     """Episodes played at one difficulty level (``None``: the program's default)."""
@@ -85,9 +73,12 @@ class LevelProbes:
     level: str | None
     handle: ProgramHandle
     max_turns: int
+    #: The privileged policy on the level's first ``shortcut_seeds`` seeds (the zoo's priors).
     oracle: list[Episode]
     baselines: dict[str, list[Episode]] = field(default_factory=dict)
     shortcuts: dict[str, list[Episode]] = field(default_factory=dict)
+    #: Turns a probe episode at this level may take.
+    turn_limit: int = DEFAULT_MAX_TURNS
 
     @property
     def oracle_turns(self) -> float:
@@ -101,7 +92,7 @@ class LevelProbes:
 
 
 @dataclass
-class Context:
+class Context(Deadlines):
     """What the checks of one validation share."""
 
     source: Any
@@ -127,6 +118,11 @@ class Context:
     level_errors: dict = field(default_factory=dict)
     _handles: list = field(default_factory=list)
     _proven: set = field(default_factory=set)
+    #: Episodes played past the cached probes for the rate checks: (level key, policy) -> seed -> episode.
+    _extra: dict = field(default_factory=dict)
+    #: Inside :meth:`with_deadline_retry` (nested probes leave the retry to the outermost).
+    _retrying: bool = False
+    _slow_machine_noted: bool = False
 
     def __post_init__(self) -> None:
         #: ``"game"`` or ``"tool-use"``, read from the program text: it decides which checks run
@@ -134,8 +130,19 @@ class Context:
         self.kind = program_kind(self.source) if isinstance(self.source, str) else GAME_KIND
         self.details["kind"] = self.kind
         self.run_seed = self.config.seed if self.config.seed is not None else secrets.randbits(63)
-        self.seeds = draw_seeds(self.run_seed, self.config.seeds)
+        config = self.config
+        self._stream = draw_seeds(self.run_seed, max(config.seeds, config.baseline_seeds, config.shortcut_seeds))
+        self.seeds = self._stream[: config.seeds]
         self.details["run_seed"] = self.run_seed
+        rule = config.rate_rule
+        self.details["rate_rule"] = {"interval": "wilson", "confidence": rule.confidence, "step": rule.step,
+                                     "max_probe_seeds": rule.cap}
+
+    def stream(self, count: int) -> list[int]:
+        """The first ``count`` seeds of the run's seed stream (``seeds`` is its head)."""
+        if len(self._stream) < count:
+            self._stream = draw_seeds(self.run_seed, count)
+        return self._stream[:count]
 
     @property
     def turn_limit(self) -> int:
@@ -144,7 +151,8 @@ class Context:
 
     @property
     def shortcut_seeds(self) -> list[int]:
-        return self.seeds[: self.config.shortcut_seeds]
+        """The seeds the shortcut zoo plays first at every level (whatever ``seeds`` is)."""
+        return self.stream(self.config.shortcut_seeds)
 
     @property
     def main(self) -> ProgramHandle:
@@ -157,13 +165,21 @@ class Context:
 
     def open_handle(self, *, strict: bool = False, kwargs: dict | None = None,
                     slots: int | None = None) -> ProgramHandle:
-        left = self.remaining()
-        if left <= 0:
-            raise Abort(f"starting a worker: validation stopped after {self.config.max_seconds:g} s (its time "
-                        f"limit); the program is far too slow", {"kind": "slow"})
-        handle = ProgramHandle(self.source, kwargs=dict(self.config.program_kwargs if kwargs is None else kwargs),
-                               limits=self.config.limits, strict_info=strict,
-                               count=min(slots or self.config.probe_slots, self.config.probe_slots), timeout=left)
+        """A new probe worker; loading it is retried once at the longer deadlines if it times out."""
+        args: dict[str, Any] = {"kwargs": dict(self.config.program_kwargs if kwargs is None else kwargs),
+                                "strict_info": strict,
+                                "count": min(slots or self.config.probe_slots, self.config.probe_slots)}
+        try:
+            handle = ProgramHandle(self.source, limits=self.config.limits, timeout=self._left("starting a worker"),
+                                   **args)
+        except SandboxError as exc:
+            if exc.kind != "timeout" or self.config.deadline_retry_factor <= 1 or not deadlines.machine_busy():
+                raise
+            self.warnings.append(f"starting a worker: {exc.message.splitlines()[0]}; started again with "
+                                 f"{self.config.deadline_retry_factor:g}x longer deadlines")
+            self.details["deadline_retries"] = self.details.get("deadline_retries", 0) + 1
+            handle = ProgramHandle(self.source, limits=self.long_limits, timeout=self._left("starting a worker"),
+                                   **args)
         self._handles.append(handle)
         return handle
 
@@ -174,68 +190,6 @@ class Context:
             except Exception as exc:  # noqa: BLE001 - closing must never hide the report: it goes in it
                 self.warnings.append(f"closing a probe worker failed: {type(exc).__name__}: {exc}")
         self._handles.clear()
-
-    # ------------------------------------------------------------------ deadlines
-
-    def remaining(self) -> float:
-        return self.config.max_seconds - (time.perf_counter() - self.started)
-
-    def timeout_for(self, calls: int, what: str = "probing") -> float:
-        """Deadline of one batch: its share of the probe allowance, never more than what is left
-        of the run's budget (so the backstop holds inside a batch, not only between checks)."""
-        left = self.remaining()
-        if left <= 0:
-            raise Abort(f"{what}: validation stopped after {self.config.max_seconds:g} s (its time limit); the "
-                        f"program is far too slow", {"kind": "slow"})
-        limits = self.config.limits
-        allowance = limits.call_timeout * 2 + limits.kill_grace + calls * self.config.probe_call_allowance
-        return max(0.05, min(allowance, left))
-
-    # ------------------------------------------------------------------ playing
-
-    def play(self, handle: ProgramHandle, jobs: list[Job], *, max_steps: int, what: str,
-             slots: int | None = None) -> list[Episode]:
-        """Play jobs lock-step; raise :class:`Abort` if the program hangs, crashes or is too slow."""
-        start = time.perf_counter()
-        try:
-            episodes = []
-            if id(handle) not in self._proven and jobs:
-                # A worker's first episode is played alone: a program that hangs on every seed
-                # then costs one deadline, not one per instance of a lock-step batch.
-                episodes += play(handle, jobs[:1], max_steps=max_steps, slots=1,
-                                 timeout_for=lambda n: self.timeout_for(n, what))
-                jobs = jobs[1:]
-                self._proven.add(id(handle))
-            episodes += play(handle, jobs, max_steps=max_steps, slots=slots or handle.count,
-                             timeout_for=lambda n: self.timeout_for(n, what))
-        except FatalEpisode as fatal:
-            episode = fatal.episode
-            error = episode.error
-            assert error is not None
-            raise Abort(f"{what}, seed {episode.seed}, turn {episode.error_turn}: {describe_error(error)}",
-                        {"kind": error.kind, "lineno": error.lineno, "seed": episode.seed,
-                         "turn": episode.error_turn, "policy": episode.policy,
-                         "action": episode.error_action}) from None
-        except SandboxError as exc:
-            if self.remaining() <= 0.1:
-                raise Abort(f"{what}: validation stopped at its {self.config.max_seconds:g} s time limit; the "
-                            f"program is far too slow", {"kind": "slow"}) from None
-            in_flight = getattr(exc, "in_flight", None) or []
-            actions = [action for _, call, action in in_flight if call == "step"]
-            message = f"{what}: {describe_error(exc)}"
-            if in_flight:
-                listed = ", ".join(f"seed {seed} {call}" + (f" {excerpt(action, 40)}" if action is not None else "")
-                                  for seed, call, action in in_flight[:6])
-                message += f"\n(the calls in flight: {listed}{', ...' if len(in_flight) > 6 else ''})"
-            raise Abort(message, {"kind": exc.kind, "lineno": exc.lineno, "actions": actions}) from None
-        elapsed = time.perf_counter() - start
-        calls = sum(1 + e.turns for e in episodes)
-        per_call = elapsed / max(1, calls)
-        if elapsed > 1.0 and per_call > self.config.probe_call_allowance:
-            raise Abort(f"{what}: the program is too slow to validate: {calls} reset/step calls took "
-                        f"{elapsed:.1f} s ({per_call * 1000:.0f} ms per call; the cost budget is "
-                        f"{self.config.cost_budget_ms:g} ms)", {"kind": "slow"})
-        return episodes
 
     @property
     def oracle_description(self) -> str:
@@ -283,7 +237,7 @@ class Context:
         if "main" not in self._probes:
             jobs = self.jobs(ORACLE, self.seeds)
             for name, spec in self.baseline_specs().items():
-                for job in self.jobs(spec, self.seeds[: self.config.baseline_seeds]):
+                for job in self.jobs(spec, self.stream(self.config.baseline_seeds)):
                     job.policy_name = name
                     jobs.append(job)
             played = self.play(self.main, jobs, max_steps=self.turn_limit, what="probing")
@@ -316,17 +270,23 @@ class Context:
             return [None]
         return list(self.config.difficulty_levels)
 
+    def is_main_level(self, level: str | None) -> bool:
+        """Whether ``level`` is what the main worker plays (no knob, or the knob's default)."""
+        return level is None or (level == self.default_difficulty and "difficulty" not in self.config.program_kwargs)
+
     def level(self, level: str | None) -> LevelProbes | None:
         """Oracle, cheap baselines and the shortcut zoo at one level (cached); None if the program
         drops the ``difficulty`` keyword."""
         if level in self._levels:
             return self._levels[level]
         seeds = self.shortcut_seeds
-        if level is None or (level == self.default_difficulty and "difficulty" not in self.config.program_kwargs):
+        if self.is_main_level(level):
             handle, max_turns = self.main, self.max_turns
-            oracle = self.oracle()
+            # (the cheap baselines' first look is their main-level probes, on ``baseline_seeds``)
+            oracle = self.sample(None, "oracle", len(seeds))
             baselines = self.baselines()
             limit = self.turn_limit
+            window = self.prior_window(None)
         else:
             try:
                 handle = self.open_handle(kwargs={**self.config.program_kwargs, "difficulty": level})
@@ -341,7 +301,7 @@ class Context:
             max_turns = handle.info.get("max_turns") or self.max_turns
             limit = min(max_turns, self.config.max_turns_limit) + self.config.turn_slack
             # The oracle plays every probe seed (the zoo's priors come from it); the cheap
-            # baselines, which the main level already measured on every seed, play a few.
+            # baselines, which the main level already measured on more seeds, play a few.
             cheap_seeds = seeds[: self.config.difficulty_seeds]
             jobs = self.jobs(ORACLE, seeds)
             for name, spec in self.baseline_specs().items():
@@ -349,16 +309,29 @@ class Context:
                     job.policy_name = name
                     jobs.append(job)
             played = self.play(handle, jobs, max_steps=limit, what=f"difficulty={level!r}")
-            oracle = [e for e in played if e.policy == "oracle"]
+            oracle = window = [e for e in played if e.policy == "oracle"]
             baselines = {name: [e for e in played if e.policy == name] for name in self.baseline_specs()}
-        priors = {seed: prior_for(seed, oracle) for seed in seeds}
+        priors = {seed: prior_for(seed, window) for seed in seeds}
         shortcuts = self.play_policies(handle, {name: {"kind": name} for name in self.config.shortcut_baselines},
                                        seeds, max_steps=limit, priors=priors,
                                        what=f"shortcut baselines{'' if level is None else f' at difficulty={level!r}'}")
-        probes = LevelProbes(level, handle, max_turns, [e for e in oracle if e.seed in seeds],
-                             {k: [e for e in v if e.seed in seeds] for k, v in baselines.items()}, shortcuts)
+        probes = LevelProbes(level, handle, max_turns, oracle, baselines, shortcuts, limit)
         self._levels[level] = probes
         return probes
+
+    # ------------------------------------------------------------------ more seeds (validation.sampling)
+
+    def prior_window(self, level: str | None) -> list[Episode]:
+        return sampling.prior_window(self, level)
+
+    def sample(self, level: str | None, policy: str, count: int) -> list[Episode]:
+        return sampling.sample(self, level, policy, count)
+
+    def samples(self, level: str | None, wanted: Mapping[str, int]) -> dict[str, list[Episode]]:
+        return sampling.samples(self, level, wanted)
+
+    def level_samples(self, wanted: Mapping[sampling.Key, int]) -> dict[sampling.Key, list[Episode]]:
+        return sampling.level_samples(self, wanted)
 
 
 def win_rate(episodes: list[Episode]) -> float:
@@ -372,5 +345,18 @@ def most_common_share(values: list) -> tuple[Any, float]:
     return value, count / len(values)
 
 
-__all__ = ["Abort", "Context", "LevelProbes", "ORACLE", "Outcome", "REPLAY_BASELINE", "SHORTCUT_BASELINES",
-           "draw_seeds", "label", "most_common_share", "prior_for", "win_rate"]
+__all__ = [
+    "ORACLE",
+    "REPLAY_BASELINE",
+    "SHORTCUT_BASELINES",
+    "Abort",
+    "Context",
+    "DeadlineHit",
+    "LevelProbes",
+    "Outcome",
+    "draw_seeds",
+    "label",
+    "most_common_share",
+    "prior_for",
+    "win_rate",
+]

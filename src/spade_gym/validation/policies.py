@@ -29,10 +29,18 @@ from dataclasses import dataclass, field
 
 from spade_gym import toolcalls
 from spade_gym.validation.observations import (
-    HIGHER_FEEDBACK, LOWER_FEEDBACK, NUMBER, WORDS, all_candidates, as_number, boxed, decoded_candidates,
-    observation_candidates, render_number, shape,
+    HIGHER_FEEDBACK,
+    LOWER_FEEDBACK,
+    NUMBER,
+    WORDS,
+    all_candidates,
+    as_number,
+    boxed,
+    decoded_candidates,
+    observation_candidates,
+    render_number,
+    shape,
 )
-
 
 # ----------------------------------------------------------------------------- what a policy knows
 
@@ -325,8 +333,8 @@ DESCRIPTIONS = {
 }
 
 _SIMPLE: dict[str, Callable[..., Policy]] = {
-    "oracle": Oracle, "tool_oracle": ToolScript, "actions": FixedActions, "random_numbers": RandomNumbers, "random_words": RandomWords,
-    "empty": Empty, "copy": CopyRandom, "repeat": RepeatOne,
+    "oracle": Oracle, "tool_oracle": ToolScript, "actions": FixedActions, "random_numbers": RandomNumbers,
+    "random_words": RandomWords, "empty": Empty, "copy": CopyRandom, "repeat": RepeatOne,
 }
 _INFORMED: dict[str, Callable[..., Policy]] = {
     "prior": PriorAnswers, "blind_script": BlindScript, "bisection": Bisection, "enumeration": Enumeration,

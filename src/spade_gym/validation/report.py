@@ -120,15 +120,36 @@ class ValidationReport:
     def card_summary(self) -> dict[str, Any]:
         """The compact form a card stores: verdict, one line per check, the key measurements."""
         keep = ("oracle_turns", "baseline_win_rates", "multi_turn", "difficulty_levels", "fingerprint",
-                "seeds", "run_seed", "shortcut_win_rates", "level_profile")
+                "seeds", "run_seed", "shortcut_win_rates", "level_profile", "screen_reveals",
+                # the counts and confidence intervals behind the two rate tables, and the rule that read them
+                "baseline_win_intervals", "shortcut_win_intervals", "rate_rule")
         return {
             "valid": self.valid,
             "checks": [
                 {"name": c.name, "passed": c.passed, "message": _clip(c.message.splitlines()[0] if c.message else "")}
                 for c in self.checks
             ],
-            **{k: self.details[k] for k in keep if k in self.details},
+            **{k: _card_value(k, self.details[k]) for k in keep if k in self.details},
         }
+
+
+def _card_value(key: str, value: Any) -> Any:
+    """The interval tables in a card's compact form: per rate its wins, seeds and interval bounds
+    (the trials when they differ from the seeds, and ``cap`` when the seed cap decided)."""
+    if not key.endswith("_intervals") or not isinstance(value, dict):
+        return value
+
+    def compact(row: Any) -> Any:
+        if not isinstance(row, dict) or "wins" not in row:
+            return {k: compact(v) for k, v in row.items()} if isinstance(row, dict) else row
+        out = {k: row[k] for k in ("wins", "seeds", "low", "high") if k in row}
+        if row.get("trials") != row.get("seeds"):
+            out["trials"] = row.get("trials")
+        if row.get("decided_by") == "cap":
+            out["decided_by"] = "cap"
+        return out
+
+    return compact(value)
 
 
 def _clip(text: str) -> str:

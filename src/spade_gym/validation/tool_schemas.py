@@ -12,8 +12,7 @@ import ast
 import random
 from typing import Any
 
-from spade_gym import syntax
-from spade_gym import toolcalls
+from spade_gym import syntax, toolcalls
 from spade_gym.contract import TOOL_METHOD_PREFIX, environment_class
 from spade_gym.validation.messages import excerpt
 

@@ -45,7 +45,7 @@ class CheckSpec:
     name: str
     order: int
     fatal: bool
-    run: Callable[["Context"], "Outcome"]
+    run: Callable[[Context], Outcome]
     #: The kinds of program the check applies to (``"game"``, ``"tool-use"``).
     kinds: frozenset[str] = frozenset(KINDS)
 
@@ -62,7 +62,7 @@ def check(name: str, *, order: int, fatal: bool = False, kinds: tuple[str, ...] 
     """Register the decorated function as the check ``name``, run at position ``order``, for
     programs of the given ``kinds`` (a check that does not apply is not run, nor listed)."""
 
-    def register(func: Callable[["Context"], "Outcome"]) -> Callable[["Context"], "Outcome"]:
+    def register(func: Callable[[Context], Outcome]) -> Callable[[Context], Outcome]:
         existing = _REGISTRY.get(name)
         if existing is not None and existing.run.__qualname__ != func.__qualname__:
             raise ValueError(f"two validation checks named {name!r}")
@@ -89,7 +89,7 @@ def get(name: str) -> CheckSpec:
     raise KeyError(f"no validation check named {name!r}")
 
 
-def replace_check(name: str, func: Callable[["Context"], "Outcome"]) -> CheckSpec:
+def replace_check(name: str, func: Callable[[Context], Outcome]) -> CheckSpec:
     """Swap the function behind a registered check (tests of the validator's own robustness);
     returns the previous spec so it can be restored."""
     previous = get(name)

@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 from spade_gym.errors import SandboxError
 from spade_gym.sandbox.protocol import Reset
 from spade_gym.validation.checks import check
-from spade_gym.validation.context import ORACLE, REPLAY_BASELINE, Abort, Context, Outcome, most_common_share
+from spade_gym.validation.context import (
+    ORACLE,
+    REPLAY_BASELINE,
+    Abort,
+    Context,
+    DeadlineHit,
+    Outcome,
+    most_common_share,
+)
 from spade_gym.validation.episodes import Episode
 from spade_gym.validation.messages import Problem, describe_error, excerpt, format_problems
+from spade_gym.validation.stats import Tally
 
 #: Seeds replayed after the long run of resets.
 LONG_RUN_SEEDS = 2
@@ -50,33 +60,44 @@ def first_difference(a: Episode, b: Episode) -> tuple[str, str] | None:
 def _long_run(ctx: Context) -> tuple[int, dict[str, list[Episode]]]:
     """Reset instance 0 of the main worker a number of times drawn from the run seed, then
     replay the privileged policy and a wrong-answer baseline there: behaviour kept good for the
-    first N resets only shows."""
+    first N resets only shows. A deadline hit anywhere replays the whole run (resets included)
+    at longer deadlines, once."""
     high = ctx.config.long_run_resets
     if high <= 0:
         return 0, {}
     resets = random.Random(f"long-run:{ctx.run_seed}").randint(max(1, high // 4), high)
+    return resets, ctx.with_deadline_retry(ctx.main, "resetting repeatedly", lambda: _long_run_once(ctx, resets))
+
+
+def _long_run_once(ctx: Context, resets: int) -> dict[str, list[Episode]]:
     seeds = ctx.seeds[:LONG_RUN_SEEDS]
+    scale = ctx.deadline_scale(ctx.main)
     done = 0
     while done < resets:
         chunk = min(200, resets - done)
         items = [Reset(0, ctx.seeds[(done + k) % len(ctx.seeds)]) for k in range(chunk)]
         try:
-            results = ctx.main.batch(items, timeout=ctx.timeout_for(chunk, "resetting repeatedly"))
+            results = ctx.main.batch(items, timeout=ctx.timeout_for(chunk, "resetting repeatedly", scale))
         except SandboxError as exc:
             if ctx.remaining() <= 0.1:
-                raise Abort(f"resetting one instance {resets} times: validation stopped at its "
-                            f"{ctx.config.max_seconds:g} s time limit; the program is far too slow",
-                            {"kind": "slow"}) from None
-            raise Abort(f"resetting one instance {resets} times: {describe_error(exc)}", {"kind": exc.kind}) from None
+                raise ctx.budget_abort(f"resetting one instance {resets} times") from None
+            abort = Abort(f"resetting one instance {resets} times: {describe_error(exc)}", {"kind": exc.kind})
+            if exc.kind == "timeout":
+                raise DeadlineHit(abort) from None
+            raise abort from None
         failed = next((r for r in results if not r.get("ok")), None)
         if failed is not None:
-            raise Abort(f"reset() failed after {done} resets in one instance: {describe_error(failed['error'])}",
-                        {"kind": getattr(failed["error"], "kind", "program")})
+            kind = getattr(failed["error"], "kind", "program")
+            abort = Abort(f"reset() failed after {done} resets in one instance: {describe_error(failed['error'])}",
+                          {"kind": kind})
+            if kind == "timeout":
+                raise DeadlineHit(abort)
+            raise abort
         done += chunk
     jobs = ctx.jobs(ORACLE, seeds) + ctx.jobs(REPLAY_BASELINE, seeds)
     episodes = ctx.play(ctx.main, jobs, max_steps=ctx.turn_limit, what="replaying after many resets", slots=1)
-    return resets, {"oracle": [e for e in episodes if e.policy == "oracle"],
-                    "random_words": [e for e in episodes if e.policy == "random_words"]}
+    return {"oracle": [e for e in episodes if e.policy == "oracle"],
+            "random_words": [e for e in episodes if e.policy == "random_words"]}
 
 
 @check("determinism", order=50)
@@ -158,14 +179,33 @@ def check_diversity(ctx: Context) -> Outcome:
 
 @check("distinct_solutions", order=65)
 def check_distinct_solutions(ctx: Context) -> Outcome:
-    """No single answer (the privileged policy's whole action sequence) wins most seeds."""
-    wins = [e for e in ctx.oracle() if e.won]
-    answer, share = most_common_share([tuple(e.actions) for e in wins])
+    """No single answer (the privileged policy's whole action sequence) wins most seeds: the share of
+    the most common one among the won seeds, decided with the confidence rule (``validation.stats``),
+    on more seeds while uncertain."""
     limit = ctx.config.max_same_solution_share
-    details = {"same_answer_share": round(share, 4)}
-    if len(wins) > 1 and share > limit:
+    rule = ctx.config.rate_rule
+    first = max(len(ctx.seeds), ctx.config.shortcut_seeds)
+    found: dict[str, Any] = {}
+
+    def tally(count: int) -> Tally:
+        wins = [e for e in ctx.sample(None, "oracle", count) if e.won]
+        answer, share = most_common_share([tuple(e.actions) for e in wins])
+        found.update(answer=answer, share=share)
+        return Tally(round(share * len(wins)), len(wins), count)
+
+    first_tally = tally(first)
+    if first_tally.trials > 1:
+        estimate = rule.settle({"same": first_tally}, lambda targets: {"same": tally(targets["same"])}, limit)["same"]
+    else:  # one win is no pattern (as before): nothing to judge until two seeds are won
+        estimate = rule.judge(Tally(0, first_tally.trials, first_tally.seeds), limit)
+    share, answer = found["share"], found["answer"]
+    details = {"same_answer_share": round(share, 4), "interval": estimate.to_dict()}
+    if estimate.failed:
         shown = " then ".join(excerpt(a, 40) for a in answer[:4]) if answer else "''"
         return Outcome(False, (
-            f"the same answer ({shown}) wins {share:.0%} of the seeds (limit {limit:.0%}): an agent can memorise it "
-            f"without reading the task; draw the answer from the seed"), details)
-    return Outcome(True, f"the most common answer wins {share:.0%} of the seeds (limit {limit:.0%})", details)
+            f"the same answer ({shown}) wins {share:.0%} of the seeds (limit {limit:.0%}; {estimate.wins:g} of "
+            f"{estimate.trials} won seeds, {estimate.confidence:.0%} interval {estimate.low:.0%}-{estimate.high:.0%}: "
+            f"{estimate.reason()}): an agent can memorise it without reading the task; draw the answer from the "
+            f"seed"), details)
+    return Outcome(True, f"the most common answer wins {share:.0%} of the seeds ({estimate.describe()}); the limit "
+                         f"is {limit:.0%}", details)

@@ -28,15 +28,27 @@ _GYM_ADVICE = {
 @check("gymnasium", order=110)
 def check_gymnasium(ctx: Context) -> Outcome:
     """Gymnasium's own ``check_env`` passes on the program wrapped as a :class:`SpadeEnv`."""
+    outcome, deadline = _check_env(ctx, ctx.config.limits)
+    if deadline and not outcome.passed and ctx.retry_deadline("gymnasium's check_env", outcome.message):
+        outcome, deadline = _check_env(ctx, ctx.long_limits)  # a call hit its deadline: once more, longer ones
+        if deadline and not outcome.passed:
+            outcome = outcome._replace(message=outcome.message + "\n(a call hit its deadline, also with "
+                                       f"{ctx.config.deadline_retry_factor:g}x longer deadlines)")
+    return outcome
+
+
+def _check_env(ctx: Context, limits) -> tuple[Outcome, bool]:
+    """check_env's outcome, and whether a call hit a deadline (its worker had to be killed)."""
     from gymnasium.utils.env_checker import check_env
 
     from spade_gym.env.spade_env import SpadeEnv
 
     kwargs = dict(ctx.config.program_kwargs)
     try:
-        env = SpadeEnv(ctx.source, limits=ctx.config.limits, **kwargs)
+        env = SpadeEnv(ctx.source, limits=limits, **kwargs)
     except SandboxError as exc:
-        return Outcome(False, f"wrapping the program as a gymnasium env failed: {describe_error(exc)}")
+        return Outcome(False, f"wrapping the program as a gymnasium env failed: {describe_error(exc)}"), \
+            exc.kind == "timeout"
     try:
         with _GYM_LOCK, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -44,12 +56,13 @@ def check_gymnasium(ctx: Context) -> Outcome:
     except Exception as exc:  # check_env raises AssertionError or gymnasium errors
         text = str(exc) or type(exc).__name__
         advice = next((a for k, a in _GYM_ADVICE.items() if k in text), "")
-        return Outcome(False, f"gymnasium's check_env failed: {text}" + (f"\n({advice})" if advice else ""))
+        killed = env._handle.restarts > 0 or not env._handle.alive
+        return Outcome(False, f"gymnasium's check_env failed: {text}" + (f"\n({advice})" if advice else "")), killed
     finally:
         env.close()
     notes = sorted({str(w.message) for w in caught})
     message = "gymnasium's check_env passed" + (f" with {len(notes)} warning(s)" if notes else "")
-    return Outcome(True, message, {"warnings": notes} if notes else None)
+    return Outcome(True, message, {"warnings": notes} if notes else None), False
 
 
 @check("cost", order=130)

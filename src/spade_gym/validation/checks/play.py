@@ -6,10 +6,11 @@ import statistics
 
 from spade_gym.validation.checks import check
 from spade_gym.validation.checks.contract import episode_error
-from spade_gym.validation.context import Context, Outcome, win_rate
+from spade_gym.validation.context import Context, Outcome
 from spade_gym.validation.episodes import Episode
 from spade_gym.validation.messages import Problem, excerpt, format_problems
 from spade_gym.validation.policies import label
+from spade_gym.validation.stats import Tally
 
 
 def oracle_failure(episode: Episode, how: str = "answering \\boxed{<solution()>} each turn") -> tuple[str, str]:
@@ -56,24 +57,43 @@ def check_solvability(ctx: Context) -> Outcome:
 
 @check("non_triviality", order=80)
 def check_non_triviality(ctx: Context) -> Outcome:
-    """Cheap baselines win on at most ``max_baseline_win_rate`` of the seeds each."""
+    """Cheap baselines win on at most ``max_baseline_win_rate`` of the seeds each (a confidence
+    rule with more seeds while uncertain, see ``validation.stats``)."""
     threshold = ctx.config.max_baseline_win_rate
-    rates = {}
-    problems = []
+    rule = ctx.config.rate_rule
     specs = ctx.baseline_specs()
-    for name, episodes in ctx.baselines().items():
-        winners = [e for e in episodes if e.won]
-        rates[name] = win_rate(episodes)
-        if rates[name] > threshold:
+    baselines = ctx.baselines()
+    samples: dict[str, list[Episode]] = dict(baselines)
+
+    def extend(targets: dict[str, int]) -> dict[str, Tally]:
+        samples.update(ctx.samples(None, targets))
+        return {name: Tally.of([e.won for e in samples[name]]) for name in targets}
+
+    estimates = rule.settle({name: Tally.of([e.won for e in episodes]) for name, episodes in baselines.items()},
+                            extend, threshold)
+    rates = {name: round(e.rate, 4) for name, e in estimates.items()}
+    intervals = {name: e.to_dict() for name, e in estimates.items()}
+    problems = []
+    for name, estimate in estimates.items():
+        if estimate.failed:
+            winners = [e for e in samples[name] if e.won]
             actions = winners[0].actions
             problems.append(Problem(name, f"baseline {label(specs[name])}", (
-                f"won {len(winners)} of {len(episodes)} seeds ({rates[name]:.0%} > {threshold:.0%}), e.g. seed "
-                f"{winners[0].seed} with {', '.join(excerpt(a, 40) for a in actions[-3:])}")))
+                f"won {estimate.wins:g} of {estimate.trials} seeds ({estimate.rate:.0%} > {threshold:.0%}; "
+                f"{estimate.confidence:.0%} interval {estimate.low:.0%}-{estimate.high:.0%}: {estimate.reason()}), "
+                f"e.g. seed {winners[0].seed} with {', '.join(excerpt(a, 40) for a in actions[-3:])}")))
+    # ``baseline_win_rates`` keeps its meaning (each baseline's observed rate, now over every seed it
+    # played); ``baseline_win_intervals`` says how sure that is.
     ctx.details["baseline_win_rates"] = rates
+    ctx.details["baseline_win_intervals"] = intervals
+    details = {"baseline_win_rates": rates, "intervals": intervals, "threshold": threshold}
     if problems:
         return Outcome(False, format_problems(
             "the game is too easy to win without solving it (use a larger answer space, exact answers, fewer "
-            "attempts):", problems), {"baseline_win_rates": rates})
-    worst = max(rates.items(), key=lambda kv: kv[1]) if rates else ("none", 0.0)
-    return Outcome(True, f"baselines win at most {worst[1]:.0%} ({worst[0]}) of seeds; the limit is {threshold:.0%}",
-                   {"baseline_win_rates": rates})
+            "attempts):", problems), details)
+    if not estimates:
+        return Outcome(True, f"no baselines to play; the limit is {threshold:.0%}", details)
+    worst_name, worst = max(estimates.items(), key=lambda kv: kv[1].rate)
+    highest = max(e.high for e in estimates.values())
+    return Outcome(True, f"baselines win at most {worst.rate:.0%} ({worst_name}) of seeds (the {rule.confidence:.0%} "
+                         f"intervals reach {highest:.0%} at most); the limit is {threshold:.0%}", details)

@@ -14,9 +14,10 @@ from typing import Any
 from spade_gym.validation.checks import check
 from spade_gym.validation.checks.play import oracle_failure
 from spade_gym.validation.context import Context, LevelProbes, Outcome, win_rate
-from spade_gym.validation.episodes import Job
+from spade_gym.validation.episodes import Episode, Job
 from spade_gym.validation.messages import Problem, describe_error, excerpt, format_problems
 from spade_gym.validation.policies import CopyEvery, FixedActions, label
+from spade_gym.validation.stats import Tally
 
 #: What the designer should change when a shortcut baseline wins.
 REPAIRS = {
@@ -32,6 +33,9 @@ REPAIRS = {
                    "feedback",
     "copy_every": "the answer is written on the screen among a few tokens: derive it from the task instead of "
                   "displaying it",
+    "decode": "the screen or the feedback spells the answer in another form (Roman numerals, number words, another "
+              "base or script, reversed, glued into a token, first letters): derive the answer from the task instead "
+              "of encoding it",
 }
 
 
@@ -49,6 +53,13 @@ def probed_levels(ctx: Context) -> list[tuple[str | None, LevelProbes]]:
     return out
 
 
+def _pooled(samples: dict[str, list[Episode]]) -> Tally:
+    """The cheap baselines of one level as one rate: every episode a trial; seeds, the fewest any played."""
+    return Tally(sum(e.won for episodes in samples.values() for e in episodes),
+                 sum(len(episodes) for episodes in samples.values()),
+                 min((len(episodes) for episodes in samples.values()), default=0))
+
+
 @check("difficulty", order=82)
 def check_difficulty(ctx: Context) -> Outcome:
     """If the program has a ``difficulty`` knob, every level loads, is solvable and non-trivial,
@@ -57,7 +68,8 @@ def check_difficulty(ctx: Context) -> Outcome:
     if not ctx.mentions_difficulty:
         return Outcome(True, "no difficulty knob (the program never mentions `difficulty`)", {"levels": []})
     threshold = ctx.config.max_baseline_win_rate
-    problems, passed, observations = [], [], {}
+    problems, observations = [], {}
+    pooled: dict[str, Tally] = {}
     for level in ctx.config.difficulty_levels:
         probes = ctx.level(level)
         if probes is None:
@@ -74,51 +86,84 @@ def check_difficulty(ctx: Context) -> Outcome:
                                     f"the privileged policy lost {len(lost)} of {len(probes.oracle)} seeds: "
                                     f"{oracle_failure(lost[0], ctx.oracle_description)[1]}"))
             continue
-        wins = sum(e.won for episodes in probes.baselines.values() for e in episodes)
-        total = sum(len(episodes) for episodes in probes.baselines.values())
-        if total and wins / total > threshold:
+        pooled[level] = _pooled(probes.baselines)
+    # The cheap baselines of a level, pooled, against the non-triviality limit: decided with the
+    # confidence rule, playing every cheap baseline on more seeds of the level while uncertain.
+    names = list(ctx.baseline_specs())
+
+    def extend(targets: dict[str, int]) -> dict[str, Tally]:
+        return {level: _pooled(ctx.samples(level, {name: count for name in names}))
+                for level, count in targets.items()}
+
+    estimates = ctx.config.rate_rule.settle(pooled, extend, threshold)
+    for level, estimate in estimates.items():
+        if estimate.failed:
             problems.append(Problem(level, f"difficulty={level!r}", (
-                f"baselines won {wins} of {total} episodes ({wins / total:.0%} > {threshold:.0%})")))
-            continue
-        passed.append(level)
+                f"baselines won {estimate.wins:g} of {estimate.trials} episodes ({estimate.rate:.0%} > "
+                f"{threshold:.0%}; {estimate.confidence:.0%} interval {estimate.low:.0%}-{estimate.high:.0%}: "
+                f"{estimate.reason()})")))
+    passed = [level for level in ctx.config.difficulty_levels if level in estimates and not estimates[level].failed]
+    details: dict[str, Any] = {"levels": passed,
+                               "baseline_intervals": {level: e.to_dict() for level, e in estimates.items()}}
     if len(observations) > 1 and all(len(set(column)) == 1 for column in zip(*observations.values())):
         problems.append(Problem("same", "all levels", "every level posed the same task for the same seed: the "
                                                        "difficulty keyword has no effect"))
     if problems:
-        return Outcome(False, format_problems("the difficulty knob is broken:", problems), {"levels": passed})
+        return Outcome(False, format_problems("the difficulty knob is broken:", problems), details)
     ctx.details["difficulty_levels"] = passed
-    return Outcome(True, f"levels {', '.join(passed)} load, are solvable and non-trivial, and differ",
-                   {"levels": passed})
+    return Outcome(True, f"levels {', '.join(passed)} load, are solvable and non-trivial, and differ", details)
 
 
 @check("shortcut", order=85)
 def check_shortcut(ctx: Context) -> Outcome:
-    """No no-reasoning baseline of the shortcut zoo wins more than ``max_shortcut_win_rate`` at any level."""
+    """No no-reasoning baseline of the shortcut zoo wins more than ``max_shortcut_win_rate`` at any
+    level (a confidence rule with more seeds while uncertain, see ``validation.stats``)."""
     threshold = ctx.config.max_shortcut_win_rate
-    rates: dict[str, dict[str, float]] = {}
-    problems = []
+    samples: dict[tuple[str | None, str], list[Episode]] = {}
+    levels: dict[str, str | None] = {}
     for level, probes in probed_levels(ctx):
-        name = _level_name(level)
-        rates[name] = {baseline: win_rate(episodes) for baseline, episodes in probes.shortcuts.items()}
+        levels[_level_name(level)] = level
         for baseline, episodes in probes.shortcuts.items():
-            rate = rates[name][baseline]
-            if rate > threshold:
-                example = next(e for e in episodes if e.won)
-                problems.append(Problem(baseline, f"{label(baseline)}, level {name}", (
-                    f"won {sum(e.won for e in episodes)} of {len(episodes)} seeds ({rate:.0%} > {threshold:.0%}), "
-                    f"e.g. seed {example.seed} with {', '.join(excerpt(a, 30) for a in example.actions[-3:])}\n"
-                    f"fix: {REPAIRS.get(baseline, 'make the answer depend on reasoning about the task')}")))
+            samples[(level, baseline)] = episodes
+
+    def extend(targets: dict[tuple[str | None, str], int]) -> dict[tuple[str | None, str], Tally]:
+        samples.update(ctx.level_samples(targets))
+        return {key: Tally.of([e.won for e in samples[key]]) for key in targets}
+
+    estimates = ctx.config.rate_rule.settle({key: Tally.of([e.won for e in episodes])
+                                             for key, episodes in samples.items()}, extend, threshold)
+    rates: dict[str, dict[str, float]] = {}
+    intervals: dict[str, dict[str, dict]] = {}
+    problems = []
+    for (level, baseline), estimate in estimates.items():
+        name = _level_name(level)
+        rates.setdefault(name, {})[baseline] = round(estimate.rate, 4)
+        intervals.setdefault(name, {})[baseline] = estimate.to_dict()
+        if estimate.failed:
+            episodes = samples[(level, baseline)]
+            example = next(e for e in episodes if e.won)
+            problems.append(Problem(baseline, f"{label(baseline)}, level {name}", (
+                f"won {estimate.wins:g} of {estimate.trials} seeds ({estimate.rate:.0%} > {threshold:.0%}; "
+                f"{estimate.confidence:.0%} interval {estimate.low:.0%}-{estimate.high:.0%}: {estimate.reason()}), "
+                f"e.g. seed {example.seed} with {', '.join(excerpt(a, 30) for a in example.actions[-3:])}\n"
+                f"fix: {REPAIRS.get(baseline, 'make the answer depend on reasoning about the task')}")))
+    # ``shortcut_win_rates`` keeps its meaning (level -> baseline -> observed rate, now over every
+    # seed played); ``shortcut_win_intervals`` has the counts and the interval behind each.
     ctx.details["shortcut_win_rates"] = rates
+    ctx.details["shortcut_win_intervals"] = intervals
     worst = max(((rate, baseline, level) for level, row in rates.items() for baseline, rate in row.items()),
                 default=(0.0, "none", "default"))
-    details = {"win_rates": rates, "worst": {"baseline": worst[1], "rate": worst[0], "level": worst[2]},
+    worst_interval = intervals.get(worst[2], {}).get(worst[1])
+    details = {"win_rates": rates, "intervals": intervals,
+               "worst": {"baseline": worst[1], "rate": worst[0], "level": worst[2], "interval": worst_interval},
                "threshold": threshold}
     if problems:
         return Outcome(False, format_problems(
             "a script that does no reasoning wins the game too often (it would teach the script, not the skill):",
             problems, "level(s)"), details)
-    return Outcome(True, f"the shortcut baselines win at most {worst[0]:.0%} ({worst[1]}, level {worst[2]}); the "
-                         f"limit is {threshold:.0%}", details)
+    shown = f": {estimates[(levels[worst[2]], worst[1])].describe()}" if worst_interval else ""
+    return Outcome(True, f"the shortcut baselines win at most {worst[0]:.0%} ({worst[1]}, level {worst[2]}{shown}); "
+                         f"the limit is {threshold:.0%}", details)
 
 
 #: Fixed probe answers, the same for every seed and every program (no seed's answer in them).

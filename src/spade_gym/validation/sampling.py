@@ -1,0 +1,129 @@
+"""More probe seeds for the rate checks (see :mod:`spade_gym.validation.stats`).
+
+A rate check that cannot decide on its first look asks for the same policy's episodes on
+more seeds of the run's seed stream (:func:`samples`); what the cached probes lack is
+played in one lock-step run on the level's worker and kept, so a check pays only for the seeds
+it adds and a run with a fixed seed replays them exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from spade_gym.validation.episodes import Episode, Job
+from spade_gym.validation.policies import Prior
+
+if TYPE_CHECKING:
+    from spade_gym.validation.context import Context, LevelProbes
+
+#: The privileged policy's probe spec.
+ORACLE = {"kind": "oracle"}
+#: A rate's episodes: (difficulty level, or None for the program's default; policy name).
+Key = tuple[str | None, str]
+
+
+def prior_for(seed: int, oracle: list[Episode]) -> Prior:
+    """What the other seeds' privileged episodes teach a script (this seed left out)."""
+    others = [e for e in oracle if e.seed != seed and e.error is None]
+    actions_by_turn: list[list[str]] = []
+    for episode in others:
+        for turn, action in enumerate(episode.actions):
+            if turn == len(actions_by_turn):
+                actions_by_turn.append([])
+            actions_by_turn[turn].append(action)
+    return Prior([e.solution0 for e in others if e.solution0], actions_by_turn)
+
+
+def prior_window(ctx: Context, level: str | None) -> list[Episode]:
+    """The privileged episodes the shortcut zoo learns its priors from at ``level`` (each seed's
+    prior leaves that seed out): every seed the main worker's oracle played, at least the
+    first ``shortcut_seeds``; the first ``shortcut_seeds`` at another level."""
+    if ctx.is_main_level(level):
+        return sample(ctx, None, "oracle", max(ctx.config.seeds, ctx.config.shortcut_seeds))
+    return _probes_at(ctx, level).oracle
+
+
+def _known(ctx: Context, level: str | None, policy: str) -> dict[int, Episode]:
+    """Episodes of ``policy`` at ``level`` played so far, by seed: the cached probes, then the extras."""
+    main = ctx.is_main_level(level)
+    if policy == "oracle":
+        base = ctx.oracle() if main else _probes_at(ctx, level).oracle
+    elif policy in ctx.baseline_specs():
+        base = ctx.baselines()[policy] if main else _probes_at(ctx, level).baselines.get(policy, [])
+    else:
+        base = _probes_at(ctx, level).shortcuts.get(policy, [])
+    known = {e.seed: e for e in base}
+    known.update(ctx._extra.get((None if main else level, policy), {}))
+    return known
+
+
+def _probes_at(ctx: Context, level: str | None) -> LevelProbes:
+    probes = ctx.level(level)
+    if probes is None:
+        raise RuntimeError(f"level {level!r} has no probes (its worker did not load)")
+    return probes
+
+
+def sample(ctx: Context, level: str | None, policy: str, count: int) -> list[Episode]:
+    """``policy``'s episodes at ``level`` on the first ``count`` seeds of the run's stream."""
+    return samples(ctx, level, {policy: count})[policy]
+
+
+def samples(ctx: Context, level: str | None, wanted: Mapping[str, int]) -> dict[str, list[Episode]]:
+    """Episodes of each policy (``"oracle"``, a cheap baseline's name, a shortcut baseline) at
+    ``level`` on the first ``wanted[policy]`` seeds of the run's seed stream, in stream order.
+
+    What the cached probes lack is played now, all policies in one lock-step run on the
+    level's worker, and kept: a rate check that needs more seeds (``validation.stats``) pays
+    only for the seeds it adds. The zoo's priors on added seeds come from the same privileged
+    episodes as on the first ones (:func:`prior_window`), so a rate means the same throughout."""
+    main = ctx.is_main_level(level)
+    specs = ctx.baseline_specs()
+    known = {policy: _known(ctx, level, policy) for policy in wanted}
+    missing = {policy: [s for s in ctx.stream(count) if s not in known[policy]]
+               for policy, count in wanted.items()}
+    jobs: list[Job] = []
+    window: list[Episode] | None = None
+    for policy, seeds in missing.items():
+        if not seeds:
+            continue
+        if policy == "oracle":
+            spec, priors = ORACLE, None
+        elif policy in specs:
+            spec, priors = specs[policy], None
+        else:
+            if window is None:
+                window = prior_window(ctx, level)
+            spec, priors = {"kind": policy}, {seed: prior_for(seed, window) for seed in seeds}
+        for job in ctx.jobs(spec, seeds, priors=priors):
+            job.policy_name = policy
+            jobs.append(job)
+    if jobs:
+        if main:
+            handle, limit = ctx.main, ctx.turn_limit
+        else:
+            probes = _probes_at(ctx, level)
+            handle, limit = probes.handle, probes.turn_limit
+        where = "" if main else f" at difficulty={level!r}"
+        played = ctx.play(handle, jobs, max_steps=limit, what=f"more probe seeds{where}")
+        for episode in played:
+            ctx._extra.setdefault((None if main else level, episode.policy), {})[episode.seed] = episode
+            known[episode.policy][episode.seed] = episode
+    return {policy: [known[policy][s] for s in ctx.stream(count) if s in known[policy]]
+            for policy, count in wanted.items()}
+
+
+def level_samples(ctx: Context, wanted: Mapping[Key, int]) -> dict[Key, list[Episode]]:
+    """:func:`samples` for ``(level, policy)`` keys, one lock-step run per level."""
+    by_level: dict[str | None, dict[str, int]] = {}
+    for (level, policy), count in wanted.items():
+        by_level.setdefault(level, {})[policy] = count
+    out: dict[Key, list[Episode]] = {}
+    for level, policies in by_level.items():
+        for policy, episodes in samples(ctx, level, policies).items():
+            out[(level, policy)] = episodes
+    return out
+
+
+__all__ = ["ORACLE", "Key", "level_samples", "prior_for", "prior_window", "sample", "samples"]
