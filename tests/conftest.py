@@ -123,6 +123,28 @@ def card_for(source: str, name: str = "Guess", version: int = 0, **extra):
 
 
 @pytest.fixture()
+def fresh_process_registry(monkeypatch):
+    """The registry as a fresh process has it: ids other test modules registered from their own
+    suites are hidden for the test (and restored after it), and the ids the test registers are
+    forgotten. A name belongs to the first suite that registers it in a process, and novelty
+    compares with every registered suite, so tests that register or validate variants of the
+    test programs must not see each other's suites."""
+    import gymnasium as gym
+
+    from spade_gym.registry import bundled_suite_path
+
+    bundled = str(bundled_suite_path())
+    for env_id, spec in list(gym.registry.items()):
+        env_dir = spec.kwargs.get("env_dir") if isinstance(spec.kwargs, dict) else None
+        if env_id.startswith("spade/") and env_dir is not None and not str(env_dir).startswith(bundled):
+            monkeypatch.delitem(gym.registry, env_id)
+    before = set(gym.registry)
+    yield
+    for env_id in set(gym.registry) - before:
+        del gym.registry[env_id]
+
+
+@pytest.fixture()
 def forget_registered_ids():
     """Ids a test registers (some deliberately broken or refused) must not leak into tests
     that play every registered environment. Use with ``pytestmark = pytest.mark.usefixtures(...)``."""

@@ -30,6 +30,9 @@ pytestmark = [pytest.mark.train, pytest.mark.slow, pytest.mark.usefixtures("forg
 def run(tmp_path_factory):
     run_dir = tmp_path_factory.mktemp("selfplay") / "run"
     runner = CliRunner()
+    import gymnasium as gym
+
+    before = set(gym.registry)
     first = runner.invoke(main, ["selfplay", "--preset", "cpu-test", "--output", str(run_dir), "--iterations", "1",
                                  "--json"], catch_exceptions=False)
     assert first.exit_code == 0, first.output
@@ -37,7 +40,9 @@ def run(tmp_path_factory):
     second = runner.invoke(main, ["selfplay", "--output", str(run_dir), "--resume", "--iterations", "2", "--json"],
                            catch_exceptions=False)
     assert second.exit_code == 0, second.output
-    return run_dir, state_after_one, json.loads(second.stdout)
+    yield run_dir, state_after_one, json.loads(second.stdout)
+    for env_id in set(gym.registry) - before:  # this run's suite, as a finished process would
+        del gym.registry[env_id]
 
 
 def test_metrics_written_per_iteration(run):
@@ -188,7 +193,7 @@ def test_cpu_test_preset_trains_on_per_turn_samples(tmp_path):
     assert row["tokens_agent"] > 0 and isinstance(row["train_loss"], float)
 
 
-def test_delayed_designs_are_trained_after_a_resume(tmp_path, monkeypatch):
+def test_delayed_designs_are_trained_after_a_resume(tmp_path, monkeypatch, fresh_process_registry):
     """reward.designer_reward_delay=1 end to end through TRL: iteration 1's design samples go
     into checkpoint-1, and the resumed iteration 2 trains them (importance-corrected by the
     self-play trainer on this transformers path) on rewards scored with iteration 2's plays."""

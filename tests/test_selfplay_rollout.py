@@ -23,7 +23,7 @@ def design(text: str, index: int) -> DesignResult:
 
 
 # A name belongs to the first suite that registers it: each test forgets the ids it registered.
-pytestmark = pytest.mark.usefixtures("forget_registered_ids")
+pytestmark = pytest.mark.usefixtures("fresh_process_registry")
 
 @pytest.fixture()
 def rollout(tmp_path, monkeypatch):

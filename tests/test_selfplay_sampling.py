@@ -32,7 +32,7 @@ from spade_gym.selfplay.warmstart import designer_completion
 
 # Each test registers ModSum in its own run suite; gymnasium's registry is per process and a
 # name belongs to the first suite that registers it, so each test forgets the ids it registered.
-pytestmark = pytest.mark.usefixtures("forget_registered_ids")
+pytestmark = pytest.mark.usefixtures("fresh_process_registry")
 
 MOD_SUM = DEMO_DESIGNS[0]
 MODES = ["server", "colocate"]
@@ -175,3 +175,17 @@ def test_a_design_named_like_another_suites_environment_fails_instead_of_playing
         rollout._validate_and_register([design], 1, "test-model", random.Random(0), phase)
     assert not design.valid and design.failed_check == "name", (design.failed_check, design.failure)
     assert "another registered suite already owns this name" in design.failure
+
+
+def test_a_share_of_agent_tasks_always_comes_from_the_pool(rollout, monkeypatch):
+    """Regret groups used to fill the whole task budget once there were enough new designs, and
+    the agent stopped sampling the pool; pool_task_share (0.25) keeps a quarter for the pool."""
+    design = mod_sum(rollout)
+    policy, _ = vllm_policy("server", monkeypatch)
+    regret = rollout._measure_regret(policy, [design], 1, random.Random(5))
+    assert len(regret) == 1
+    out = rollout._agent_groups(policy, 4, regret * 6, 1, random.Random(3))  # more groups than tasks
+    assert out["regret_groups_used"] == 3
+    assert len(out["task_plays"]) == rollout.config.num_generations  # one pool task, G episodes
+    rollout.config.pool_task_share = 0.0
+    assert rollout._agent_groups(policy, 4, regret * 6, 1, random.Random(3))["regret_groups_used"] == 4

@@ -18,6 +18,9 @@ from spade_gym.validation import CHECK_NAMES
 from spade_gym.validation.context import draw_seeds
 
 BROKEN_DIR = PROGRAMS / "broken"
+# Without --suite, validation compares with every registered suite: here only the bundled one,
+# as in a fresh process (other modules register suites of the same test programs).
+pytestmark = pytest.mark.usefixtures("fresh_process_registry")
 
 
 @pytest.fixture()

@@ -10,6 +10,9 @@ from spade_gym.validation import check_novelty
 from spade_gym.validation.novelty import behaviour_signature, behaviour_similarity
 
 BUNDLED = Suite(bundled_suite_path()).entries()
+# Without --suite, validation compares with every registered suite: here only the bundled one,
+# as in a fresh process (other modules register suites of the same test programs).
+pytestmark = pytest.mark.usefixtures("fresh_process_registry")
 
 
 @pytest.fixture(scope="module")
