@@ -135,6 +135,10 @@ class SelfPlayConfig:
     #: How agent tasks are drawn from the pool: "learning-potential" (environments near a
     #: 50% win rate first, as the paper) or "uniform".
     agent_task_sampling: Literal["learning-potential", "uniform"] = "learning-potential"
+    #: Share of each rank's agent tasks (rounded down) always drawn from the pool, however many
+    #: regret groups there are: without it the agent stops sampling the pool as soon as the
+    #: new designs' regret plays fill its task budget.
+    pool_task_share: float = 0.25
 
     # --- rewards and update
     reward: RewardConfig = field(default_factory=RewardConfig)
@@ -178,6 +182,8 @@ class SelfPlayConfig:
         (``selfplay/batch.py``)."""
         if self.iterations < 1:
             raise ConfigError("iterations must be >= 1")
+        if not 0.0 <= self.pool_task_share <= 1.0:
+            raise ConfigError(f"pool_task_share must lie in [0, 1], got {self.pool_task_share}")
         if self.num_generations < 2:
             raise ConfigError("num_generations must be >= 2 (GRPO compares samples within a group)")
         if self.designer_groups < 0 or self.agent_groups < 0 or self.designer_groups + self.agent_groups < 1:

@@ -244,7 +244,9 @@ def plan_iteration(config, *, gpus: int, vllm_gpus: int | None = None,
 
     valid = a.valid_fraction * n_designs
     K = config.paired_seeds
-    trained_regret = min(valid, config.agent_groups) if config.regret_plays_trained else 0.0
+    # a share of the agent's tasks always comes from the pool (pool_task_share, per rank in the loop)
+    room = config.agent_groups - math.floor(config.pool_task_share * config.agent_groups)
+    trained_regret = min(valid, room) if config.regret_plays_trained else 0.0
     regret = RolePlan("agent: regret plays", prompts=2 * valid * K * turns, episodes=2 * valid * K,
                       samples=trained_regret * G * per_task, tokens_generated=2 * valid * K * episode_tokens,
                       tokens_trained=trained_regret * G * episode_trained)

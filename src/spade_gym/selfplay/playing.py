@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 from spade_gym.agents import EpisodeSpec, play_episodes
@@ -213,7 +214,8 @@ class PlayStage(RolloutStage):
         if config.regret_plays_trained:
             # GRPO groups by position: a design's G no-hint plays (G seeds of one new environment)
             # form one group, normalised against each other.
-            for group in regret_groups[:n_tasks]:
+            reserved = math.floor(config.pool_task_share * n_tasks)  # tasks the pool always gets
+            for group in regret_groups[:max(0, n_tasks - reserved)]:
                 for record, outcome, env_id in group:
                     episodes.append((record, outcome))
                     keys.append((env_id, "regret plays"))
