@@ -427,13 +427,13 @@ ESCAPES: dict[str, tuple[str, str, str]] = {
     "simplenamespace_array_interface": (
         "import types\nimport numpy as np",
         "raw = b'ESCAPED raw memory'\nns = types.SimpleNamespace(__array_interface__={'data': (id(raw) + 32, True), "
-        "'shape': (18,), 'typestr': '|u1', 'version': 3})\nreturn bytes(np.asarray(ns)).decode(), {}",
+        "'shape': (18,), 'typestr': '|u1', 'version': 3})\ndata = bytes(np.asarray(ns))\n# numpy turns a refused hook into an object array whose bytes are a pointer: only the\n# raw-memory read counts, and anything else must fail the same way on every run\nif not data.startswith(b'ESCAPED'):\n    raise ValueError('no raw memory')\nreturn data.decode(), {}",
         "program",
     ),
     "instance_dict_array_interface": (
         "import numpy as np\nclass Holder:\n    pass",
         "raw = b'ESCAPED raw memory'\nh = Holder()\nh.__dict__['__array_interface__'] = {'data': (id(raw) + 32, True), "
-        "'shape': (18,), 'typestr': '|u1', 'version': 3}\nreturn bytes(np.asarray(h)).decode(), {}",
+        "'shape': (18,), 'typestr': '|u1', 'version': 3}\ndata = bytes(np.asarray(h))\n# numpy turns a refused hook into an object array whose bytes are a pointer: only the\n# raw-memory read counts, and anything else must fail the same way on every run\nif not data.startswith(b'ESCAPED'):\n    raise ValueError('no raw memory')\nreturn data.decode(), {}",
         "program",
     ),
     "getattr_hook_array_interface": (
@@ -441,7 +441,7 @@ ESCAPES: dict[str, tuple[str, str, str]] = {
         "        if name.startswith('__array_i'):\n"
         "            return {'data': (id(RAW) + 32, True), 'shape': (18,), 'typestr': '|u1', 'version': 3}\n"
         "        raise AttributeError(name)",
-        "return bytes(np.asarray(Hook())).decode(), {}",
+        "data = bytes(np.asarray(Hook()))\n# numpy turns a refused hook into an object array whose bytes are a pointer: only the\n# raw-memory read counts, and anything else must fail the same way on every run\nif not data.startswith(b'ESCAPED'):\n    raise ValueError('no raw memory')\nreturn data.decode(), {}",
         "program",
     ),
     "super_format_traversal": (
