@@ -90,7 +90,10 @@ def _public_state(instance) -> dict:
     return {k: v for k, v in vars(instance).items() if not k.startswith("_")}
 
 
-class Episode:
+class BfclSession:
+    """One multi-turn episode: the API simulators the model's calls run on, and a twin set that replays
+    the ground truth, so the two end states can be compared."""
+
     def __init__(self) -> None:
         self.model: tuple[dict, dict] = ({}, {})
         self.truth: tuple[dict, dict] = ({}, {})
@@ -141,10 +144,10 @@ def main() -> None:
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    episode = Episode()
+    session = BfclSession()
     for line in sys.stdin:
         try:
-            reply = episode.handle(json.loads(line))
+            reply = session.handle(json.loads(line))
         except Exception as exc:
             reply = {"failure": f"{type(exc).__name__}: {exc}"}
         try:

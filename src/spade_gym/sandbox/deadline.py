@@ -100,10 +100,6 @@ def arm(seconds: float) -> None:
     clock.armed = True
 
 
-def expired() -> bool:
-    return _monotonic() > clock.deadline
-
-
 def disarm() -> None:
     clock.armed = False
 
