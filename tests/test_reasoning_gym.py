@@ -45,7 +45,8 @@ def test_env_passes_check_env_and_the_oracle_scores_one(task):
     for seed in (0, 1, 2):
         obs, info = env.reset(seed=seed)
         assert obs.endswith(ANSWER_INSTRUCTION) and info["task"] == task
-        assert set(info) == {"task", "category", "item_seed"}  # nothing privileged in info
+        assert set(info) == {"task", "category", "item_seed", "difficulty"}  # nothing privileged in info
+        assert info["difficulty"] is None
         solution = privileged(env).solution()
         obs, reward, terminated, truncated, info = env.step(boxed(solution))
         assert (reward, terminated, truncated) == (1.0, True, False), (task, seed, solution, info)
@@ -135,3 +136,127 @@ def test_import_spade_gym_does_not_import_reasoning_gym():
             "print('reasoning_gym' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ----------------------------------------------------------------------------- levels
+
+from spade_gym.adapters import reasoning_gym as rg  # noqa: E402
+from spade_gym.adapters.reasoning_gym_levels import curriculum_config  # noqa: E402
+from spade_gym.errors import ConfigError  # noqa: E402
+
+#: Cheap tasks with curricula (each level builds in milliseconds).
+LEVEL_TASKS = ["leg_counting", "basic_arithmetic", "chain_sum"]
+
+
+@pytest.mark.parametrize("task", LEVEL_TASKS)
+def test_difficulty_sets_the_dataset_configuration_and_changes_the_task(task):
+    configs = {level: rg.level_config(task, level) for level in rg.LEVELS}
+    assert configs["hard"] == rg.HARD_SPLIT[task]  # the reference's hard split
+    assert len({json.dumps(c, sort_keys=True) for c in configs.values()}) == 3
+    fields = set(reasoning_gym.factory.DATASETS[task][1].__dataclass_fields__)
+    assert all(set(c) <= fields for c in configs.values())  # the dataset's own configuration fields
+    questions = {}
+    for level in rg.LEVELS:
+        env = gym.make(f"spade/rg-{task}-v0", difficulty=level)
+        obs, info = env.reset(seed=5)
+        assert info["difficulty"] == level
+        # the item is the dataset's item at that configuration, and the oracle still wins it
+        entry = reasoning_gym.create_dataset(task, **configs[level], seed=5, size=1)[0]
+        assert obs.startswith(entry["question"].rstrip())
+        assert env.step(boxed(privileged(env).solution()))[1] == 1.0
+        questions[level] = obs
+        env.close()
+    assert len(set(questions.values())) == 3
+    plain = gym.make(f"spade/rg-{task}-v0").reset(seed=5)[0]
+    assert plain == ReasoningGymEnv(task).reset(seed=5)[0]  # no difficulty: the dataset's defaults
+
+
+def test_level_ids_are_the_levels_and_plain_patterns_do_not_match_them():
+    [hard_id] = rg.matching_ids("spade/rg-leg_counting-hard-v0")
+    assert hard_id == "spade/rg-leg_counting-hard-v0" and rg.difficulty_of(hard_id) == "hard"
+    a = gym.make(hard_id).reset(seed=9)[0]
+    b = gym.make("spade/rg-leg_counting-v0", difficulty="hard").reset(seed=9)[0]
+    assert a == b != gym.make("spade/rg-leg_counting-v0").reset(seed=9)[0]
+    # registered or not, "spade/rg-*" stays one id per task; a pattern naming a level gets that level
+    plain = [e.env_id for e in select_envs("spade/rg-*")]
+    assert len(plain) == len(rg.available_tasks()) and not [i for i in plain if i.endswith("-hard-v0")]
+    easy = [e.env_id for e in select_envs("spade/rg-*-easy-v0")]
+    assert easy == sorted(rg.env_id(t, "easy") for t in rg.available_tasks())
+    assert rg.skill_label(rg.env_id("leg_counting", "easy")) == "Reasoning Gym easy (arithmetic)"
+    with pytest.raises(ConfigError, match="unknown difficulty"):
+        gym.make("spade/rg-leg_counting-v0", difficulty="brutal")
+    with pytest.raises(ConfigError, match="unknown difficulty"):
+        rg.register_reasoning_gym(["leg_counting"], levels=["brutal"])
+
+
+def test_the_hard_split_resolves_as_a_named_set():
+    chosen = select_envs("@rg-hard")
+    assert [e.env_id for e in chosen] == sorted(rg.env_id(t, "hard") for t in rg.HARD_SPLIT)
+    assert len(chosen) == 100 and all(e.graded for e in chosen)
+    # played as the reference plays it: 8 episodes per task, seeds 0..7, however many --episodes ask for
+    assert all(e.tasks == 8 and e.seeds(0, 1000) == list(range(8)) for e in chosen)
+    assert all(e.tasks is None for e in select_envs("spade/rg-leg_counting-hard-v0"))
+    groups: dict[str, int] = {}
+    for e in chosen:
+        groups[e.skill] = groups.get(e.skill, 0) + 1
+    # the reference's game table reports the split under four groups
+    assert groups == {"Reasoning Gym hard (Math)": 31, "Reasoning Gym hard (Algorithmic)": 36,
+                      "Reasoning Gym hard (Cognition)": 24, "Reasoning Gym hard (Logic)": 9}
+    # every hard configuration names fields its dataset has, with values its dataset accepts
+    for task, config in rg.HARD_SPLIT.items():
+        config_class = reasoning_gym.factory.DATASETS[task][1]
+        made = config_class(**config)
+        if hasattr(made, "validate"):
+            made.validate()
+        assert rg.level_source(task, "hard").startswith("the reference's hard split")
+    assert [e.env_id for e in select_envs("leg_counting*,@rg-hard")] == [e.env_id for e in chosen]  # no duplicates
+    with pytest.raises(ConfigError, match="unknown set"):
+        select_envs("@rg-impossible")
+
+
+def test_oracle_eval_over_hard_level_ids_through_the_cli(tmp_path):
+    out = tmp_path / "hard.json"
+    result = CliRunner().invoke(main, ["eval", "--agent", "oracle", "--envs",
+                                       "spade/rg-leg_counting-hard-v0,spade/rg-chain_sum-hard-v0",
+                                       "--episodes", "2", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["overall"]["no_hint"]["successes"] == 4
+    assert {row["skill"] for row in report["skills"]} == {"Reasoning Gym hard (Math)"}
+
+
+def test_a_curriculum_point_the_dataset_refuses_steps_down(monkeypatch):
+    """Close the class (a curriculum level its dataset refuses), not the instances this version has."""
+    refused_above = 0.25
+    calls = []
+
+    def builds(task, config):
+        calls.append(config)
+        return config == curriculum_config(task, refused_above) or config == curriculum_config(task, 0.0)
+
+    monkeypatch.setattr(rg, "_builds", builds)
+    monkeypatch.setattr(rg, "_resolved", {})
+    assert rg.level_config("leg_counting", "medium") == curriculum_config("leg_counting", 0.25)
+    assert "refused" in rg.level_source("leg_counting", "medium")
+    assert len(calls) == 3  # 0.5 and 0.375 refused, 0.25 taken
+    monkeypatch.setattr(rg, "_builds", lambda task, config: False)
+    monkeypatch.setattr(rg, "_resolved", {})
+    assert rg.level_config("leg_counting", "easy") == {}
+    assert "defaults" in rg.level_source("leg_counting", "easy")
+    # the reference's hard configuration is taken as the reference registers it, never stepped down
+    assert rg.level_config("leg_counting", "hard") == rg.HARD_SPLIT["leg_counting"]
+
+
+def test_agent_task_pool_offers_every_level_of_each_task():
+    pool = rg.agent_task_pool(["leg_counting", "chain_sum"])
+    assert pool == [rg.env_id(t, level) for level in rg.LEVELS for t in ["leg_counting", "chain_sum"]]
+    assert all(spec in gym.registry for spec in pool)
+    assert rg.agent_task_pool(["leg_counting"], levels=["hard"]) == ["spade/rg-leg_counting-hard-v0"]
+    with pytest.raises(ConfigError):
+        rg.agent_task_pool(["leg_counting"], levels=[])
+    # the ids play through the driver self-play uses, as (env id, seed) tasks
+    from spade_gym.agents import EpisodeSpec, OracleAgent, play_episodes
+
+    played = play_episodes(OracleAgent(), [EpisodeSpec(env_id, 17) for env_id in pool], max_turns=2)
+    assert [e.won for e in played] == [True] * len(pool)
+    assert len({e.first_observation for e in played}) == len(pool)  # each level its own question

@@ -4,6 +4,7 @@ Importing this package is cheap: each adapter imports its benchmark library only
 it is used.
 """
 
+from spade_gym.adapters.benchmarks import register_benchmarks
 from spade_gym.adapters.reasoning_gym import ReasoningGymEnv, ReasoningGymUnavailable, register_reasoning_gym
 
-__all__ = ["ReasoningGymEnv", "ReasoningGymUnavailable", "register_reasoning_gym"]
+__all__ = ["ReasoningGymEnv", "ReasoningGymUnavailable", "register_benchmarks", "register_reasoning_gym"]

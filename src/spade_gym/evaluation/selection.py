@@ -20,6 +20,9 @@ from spade_gym.registry.suite import CARD_FILE
 REASONING_GYM_SKILL = "Reasoning Gym"
 #: Skill shown for BFCL categories (with the category in parentheses).
 BFCL_SKILL = "BFCL"
+#: Patterns mentioning one of these consider the AIME, GPQA and LiveCodeBench ids
+#: (spade_gym.adapters.benchmarks.MARKERS; repeated here so selection imports no adapter until needed).
+BENCHMARK_MARKERS = ("aime-", "gpqa-", "lcb-")
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,8 @@ def split_patterns(patterns: str | Sequence[str]) -> list[str]:
     out = []
     for item in (p.strip() for p in items):
         if item:
-            out.append(item if "/" in item else f"spade/{item}")
+            # ``@rg-hard`` names a set of ids (see :func:`select_envs`), not a pattern
+            out.append(item if "/" in item or item.startswith("@") else f"spade/{item}")
     if not out:
         raise ConfigError("no environment pattern given; pass e.g. --envs 'spade/*'")
     return out
@@ -66,15 +70,18 @@ def select_envs(patterns: str | Sequence[str]) -> list[EnvInfo]:
     Suite environments are always candidates. Reasoning Gym tasks are candidates only for
     patterns that mention ``rg-``, BFCL categories only for patterns that mention ``bfcl-``
     (they are registered on demand then): ``spade/*`` means "the generated suite", not
-    "the suite plus a hundred held-out benchmarks".
+    "the suite plus a hundred held-out benchmarks". Reasoning Gym level ids are candidates
+    only for patterns that name the level (``spade/rg-*-hard-v0``), and ``@rg-hard`` is the
+    reference's hard split. AIME, GPQA and LiveCodeBench ids are candidates for patterns that
+    mention ``aime-``, ``gpqa-`` or ``lcb-``; their data is loaded here, and a glob leaves out
+    (with a warning) those whose data is not available.
     """
     wanted = split_patterns(patterns)
     suite = {env_id: env_dir for env_id, env_dir in registered_entries()}
-    rg_ids: list[str] = []
-    if any("rg-" in p for p in wanted):
+    if any("rg-" in p or p.startswith("@") for p in wanted):
         from spade_gym.adapters.reasoning_gym import register_reasoning_gym
 
-        rg_ids = register_reasoning_gym()
+        register_reasoning_gym()  # fails early, with the install hint, without reasoning-gym
     bfcl_ids: list[str] = []
     if any("bfcl-" in p for p in wanted):
         from spade_gym.adapters.bfcl import register_bfcl
@@ -85,14 +92,22 @@ def select_envs(patterns: str | Sequence[str]) -> list[EnvInfo]:
         for env_id, env_dir in suite.items():
             if env_id not in chosen and fnmatch.fnmatchcase(env_id, pattern):
                 chosen[env_id] = _card_env_info(env_id, env_dir)
-        if "rg-" in pattern:
-            for env_id in rg_ids:
-                if env_id not in chosen and fnmatch.fnmatchcase(env_id, pattern):
-                    chosen[env_id] = EnvInfo(env_id, _rg_skill(env_id), graded=True)
+        if "rg-" in pattern or pattern.startswith("@"):
+            from spade_gym.adapters.reasoning_gym import matching_ids, set_episodes
+
+            for env_id in matching_ids(pattern):
+                if env_id not in chosen:  # a named set is played as the reference plays it (seeds 0..n-1)
+                    chosen[env_id] = EnvInfo(env_id, _rg_skill(env_id), graded=True, tasks=set_episodes(pattern))
         if "bfcl-" in pattern:
             for env_id in bfcl_ids:
                 if env_id not in chosen and fnmatch.fnmatchcase(env_id, pattern):
                     chosen[env_id] = _bfcl_env_info(env_id)
+        if any(marker in pattern for marker in BENCHMARK_MARKERS):
+            from spade_gym.adapters.benchmarks import select as select_benchmarks
+
+            for env_id, skill, episodes, data in select_benchmarks(pattern):
+                if env_id not in chosen:
+                    chosen[env_id] = EnvInfo(env_id, skill, tasks=episodes, program=data)
     if not chosen:
         hint = "" if suite else " (no suite environments are registered; pass --suite DIR or set $SPADE_GYM_SUITES)"
         raise RegistryError(f"no registered environment matches {', '.join(wanted)}{hint}; see `spade-gym list`")
@@ -108,11 +123,10 @@ def _card_env_info(env_id: str, env_dir: str) -> EnvInfo:
 
 
 def _rg_skill(env_id: str) -> str:
-    from spade_gym.adapters.reasoning_gym import category, task_of
+    from spade_gym.adapters.reasoning_gym import skill_label, task_of
 
-    task = task_of(env_id)
-    assert task is not None, f"{env_id} was listed among the reasoning-gym ids"
-    return f"{REASONING_GYM_SKILL} ({category(task)})"
+    assert task_of(env_id) is not None, f"{env_id} was listed among the reasoning-gym ids"
+    return skill_label(env_id)  # "Reasoning Gym (<category>)"; a level id adds its level
 
 
 def _bfcl_env_info(env_id: str) -> EnvInfo:
