@@ -21,6 +21,7 @@ LAYERS = [
     {"env"},
     {"registry"},
     {"validation"},
+    {"executor"},
     {"generate"},
     {"agents"},
     {"evaluation", "adapters"},

@@ -36,7 +36,9 @@ def _write(path: Path, text: str) -> None:
 @click.option("--envs", "patterns", required=True, metavar="PATTERN",
               help="Glob(s) over registered ids, comma-separated: 'spade/*' (the suite), "
                    "'spade/rg-*' (Reasoning Gym tasks), 'spade/rg-leg_counting-v0', "
-                   "'spade/bfcl-*' (BFCL categories).")
+                   "'spade/rg-*-hard-v0' (a level of each), '@rg-hard' (the reference's hard split), "
+                   "'spade/bfcl-*' (BFCL categories), 'spade/aime-*', 'spade/gpqa-*', 'spade/lcb-*' "
+                   "(AIME, GPQA, LiveCodeBench from local files or the hub; docs/benchmarks.md).")
 @click.option("--episodes", type=click.IntRange(min=1), default=10, show_default=True,
               help="Episodes (seeds) per environment and arm. BFCL categories play their "
                    "first N tasks in order; use a large N (e.g. 2000) for all of them.")
@@ -72,22 +74,34 @@ def _write(path: Path, text: str) -> None:
 @click.option("--results", "results_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Episode cache (JSONL) to resume from and append to "
                    "[default: next to --json FILE, else .spade-eval/<agent>.jsonl].")
+@click.option("--ray", "ray", is_flag=False, flag_value="default", default=None, metavar="[ADDRESS]",
+              help="Play on a Ray cluster, in batches of --concurrency episodes: ADDRESS (auto, ray://head:10001) "
+                   "or, alone, $RAY_ADDRESS or a Ray started on this machine [default: $SPADE_GYM_RAY]. "
+                   "See docs/scale.md.")
+@click.option("--allow-unprotected-nodes", is_flag=True,
+              help="With --ray, also play on nodes whose sandbox lacks the process layer (see spade-gym doctor --ray).")
 @handle_errors
 def command(kind, patterns, episodes, hint_arm, no_hint_arm, both_arms, seed, concurrency, model, base_url,
             api_key_env, temperature, max_tokens, max_turns, suites, json_path, markdown_path, publish_path,
-            results_path):
+            results_path, ray, allow_unprotected_nodes):
     """Evaluate an agent: success rate (95% Wilson interval) and mean turns per environment
     and per skill, and with --both the hint gain paired by seed.
 
-    Finished episodes are cached in a results file; re-running the same command plays
-    only what is missing (after a crash, Ctrl-C, or with more --episodes). Reasoning Gym
+    Finished episodes are cached in a results file (fsynced as each finishes: it is the
+    run's journal); re-running the same command plays only what is missing (after a crash,
+    Ctrl-C, or with more --episodes), with --ray too. Reasoning Gym
     tasks (`spade/rg-<task>-v0`) need the reasoning-gym package, BFCL categories
-    (`spade/bfcl-<category>-v0`) the bfcl-eval package.
+    (`spade/bfcl-<category>-v0`) the bfcl-eval package; AIME, GPQA and LiveCodeBench
+    (`spade/aime-<year>-v0`, `spade/gpqa-diamond-v0`, `spade/lcb-v6-v0`) read a local file
+    ($SPADE_GYM_BENCHMARK_DATA) or the hub, and play N questions x the reference's samples
+    with --episodes large (docs/benchmarks.md).
 
     \b
     Example:
       spade-gym eval --agent oracle --envs 'spade/*' --episodes 5
       spade-gym eval --agent baselines --envs 'spade/*' --episodes 10 --publish envs_generated/EVAL.json
+      spade-gym eval --agent oracle --envs @rg-hard --episodes 8 --json out/rg-hard.json
+      spade-gym eval --agent oracle --envs 'spade/*' --episodes 50 --ray=auto --json out/oracle.json
       spade-gym eval --agent openai --model Qwen/Qwen3-4B --base-url http://localhost:8000/v1 \\
           --envs 'spade/*,spade/rg-leg_counting-v0' --both --json out/eval.json --markdown out/eval.md
     """
@@ -105,7 +119,20 @@ def command(kind, patterns, episodes, hint_arm, no_hint_arm, both_arms, seed, co
     envs = select_envs(patterns)
     evaluation = Evaluation(config, envs, episodes=episodes, seed=seed, arms=arms,
                             results_path=results_path or default_results_path(config.fingerprint, json_path))
-    run = _run_with_progress(evaluation, Console(stderr=True))
+    from spade_gym.executor import ray_address
+
+    executor = None
+    if ray_address(ray) is not None and evaluation.pending():
+        from spade_gym.executor import executor_for
+
+        evaluation.units([])  # refuses what cannot run on Ray before Ray starts
+        executor = executor_for(ray, allow_unprotected=allow_unprotected_nodes,
+                                on_warning=lambda message: click.echo(f"Warning: {message}", err=True))
+    try:
+        run = _run_with_progress(evaluation, Console(stderr=True), executor)
+    finally:
+        if executor is not None:
+            executor.close()
     report = build_report(evaluation, run, split_patterns(patterns))
     print_report(report)
     if json_path is not None:
@@ -133,7 +160,7 @@ def command(kind, patterns, episodes, hint_arm, no_hint_arm, both_arms, seed, co
                    "they count as losses now and are replayed on the next run.", err=True)
 
 
-def _run_with_progress(evaluation, console):
+def _run_with_progress(evaluation, console, executor=None):
     """Play with a progress bar on stderr: episodes done of total, and wins so far."""
     done = evaluation.completed()
     wins = sum(r["success"] for r in done)
@@ -146,13 +173,13 @@ def _run_with_progress(evaluation, console):
         with status:
             agent = evaluation.config.build()
     try:
-        return _play(evaluation, console, done, wins, agent)
+        return _play(evaluation, console, done, wins, agent, executor)
     finally:
         if agent is not None:
             agent.close()
 
 
-def _play(evaluation, console, done, wins, agent):
+def _play(evaluation, console, done, wins, agent, executor=None):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -166,4 +193,4 @@ def _play(evaluation, console, done, wins, agent):
             wins += bool(record["success"])
             progress.update(task, advance=1, wins=wins)
 
-        return evaluation.run(on_record=advance, agent=agent)
+        return evaluation.run(on_record=advance, agent=agent, executor=executor)
