@@ -160,7 +160,9 @@ with RayExecutor(sys.argv[2]) as executor:
 """
 
 
-def test_resume_after_the_driver_is_killed(ray_address, reference, tmp_path):
+# The driver subprocess sees the registry a fresh process has; so must the resuming CLI here, or
+# suites earlier tests registered in this process make the journal's novelty context differ.
+def test_resume_after_the_driver_is_killed(ray_address, reference, tmp_path, fresh_process_registry):
     folder, output = tmp_path / "programs", tmp_path / "run"
     folder.mkdir()
     for name, source in tiny_sources().items():
