@@ -13,13 +13,10 @@ import click
 
 from spade_gym.cli.app import handle_errors
 from spade_gym.cli.common import echo_json, safe_markup
-from spade_gym.cli.validate_cmd import collect_programs, display_path, read_program, run_with_progress
+from spade_gym.cli.validate_cmd import collect_programs, display_path, read_program
 
 #: The reference implementation's file names: ``game_<rollout>_<index>_<skill_slug>.py``.
 REFERENCE_NAME = re.compile(r"^game_\d+_\d+_(?P<skill>.+)\.py$")
-#: Docstrings that say nothing about the game (the reference prepends the first to every file).
-BOILERPLATE_DOCSTRINGS = ("spare self-play generated game", "spade self-play generated game")
-DESCRIPTION_CHARS = 200
 
 
 def skill_for(path: Path, default: str | None) -> str:
@@ -30,20 +27,6 @@ def skill_for(path: Path, default: str | None) -> str:
     if match:
         return " ".join(word.capitalize() for word in match.group("skill").replace("-", "_").split("_") if word)
     return "Unknown"
-
-
-def description_for(details: dict) -> str:
-    """The class or module docstring, unless boilerplate; else the first sentence of the first observation."""
-    docstring = " ".join((details.get("docstring") or "").split())
-    if docstring and docstring.lower().rstrip(".") not in BOILERPLATE_DOCSTRINGS:
-        return _clip(docstring)
-    observation = " ".join((details.get("first_observation") or "").split())
-    sentence = re.split(r"(?<=[.!?])\s", observation, maxsplit=1)[0] if observation else ""
-    return _clip(sentence) or details.get("class_name") or "Imported environment"
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= DESCRIPTION_CHARS else text[: DESCRIPTION_CHARS - 1].rstrip() + "…"
 
 
 def load_hints(path: Path | None) -> dict[str, str]:
@@ -64,15 +47,14 @@ def hint_for(path: Path, hints: dict[str, str]) -> str | None:
     return hints.get(path.name, hints.get(path.stem))
 
 
-def build_card(path: Path, report, skill: str, hint: str | None, source: str):
-    from spade_gym.contract import program_kind
-    from spade_gym.registry import Card, designer_label
+def submission_for(path: Path, source: str, *, name: str, skill: str | None, hints: dict[str, str]):
+    """What ``import`` offers for one file: the program, its hint, skill and provenance."""
+    from spade_gym.registry import designer_label
+    from spade_gym.registry.admission import Submission
 
-    return Card.from_report(
-        report, skill=skill, hint=hint, description=description_for(report.details), kind=program_kind(source),
-        provenance={"source": "import", "designer": designer_label(None, "import"), "file": path.name,
-                    "imported": datetime.now(UTC).isoformat(timespec="seconds")},
-    )
+    return Submission(source, hint=hint_for(path, hints), skill=skill_for(path, skill), name=name,
+                      provenance={"source": "import", "designer": designer_label(None, "import"), "file": path.name,
+                                  "imported": datetime.now(UTC).isoformat(timespec="seconds")})
 
 
 @click.command("import")
@@ -101,48 +83,53 @@ def command(paths, suite_dir, hints_file, skill, workers, as_json):
     Example:
       spade-gym import spade-pool/games/ --suite my_suite/ --hints hints.json
     """
-    from spade_gym.registry import Suite, sha256_text
-    from spade_gym.validation import DEFAULT_CONFIG
-    from spade_gym.validation import fingerprint as fingerprints
+    from spade_gym.generate.pipeline import admission_steps
+    from spade_gym.registry import Suite
+    from spade_gym.registry.admission import IMPORT, Admission, Admitted
+    from spade_gym.validation.pipeline import default_workers
 
     hints = load_hints(hints_file)
     suite = Suite(suite_dir)
     files = collect_programs(paths)
     sources = {f: read_program(f) for f in files}
-    accepted: list[dict] = []
+    submissions = [submission_for(path, source, name=display_path(path), skill=skill, hints=hints)
+                   for path, source in sources.items()]
+    # The admission path re-checks novelty against the suite as it is when each program is
+    # registered: programs accepted earlier in this run (or by a concurrent import) count.
+    outcomes = _admit_with_progress(Admission(suite, IMPORT, admission_steps()), submissions,
+                                    workers or default_workers())
+    present: list[dict] = []
+    added: list[dict] = []
     rejected: list[dict] = []
-    to_validate: dict[Path, str] = {}
-    for path, source in sources.items():
-        present = suite.find_source(sha256_text(source))
-        if present is not None:
-            accepted.append({"file": display_path(path), "id": present.id, "status": "already present"})
+    for submission, outcome in zip(submissions, outcomes):
+        if isinstance(outcome, Admitted) and not outcome.added:
+            present.append({"file": submission.name, "id": outcome.entry.id, "status": "already present"})
+        elif isinstance(outcome, Admitted):
+            added.append({"file": submission.name, "id": outcome.entry.id, "status": "added",
+                          "directory": str(outcome.entry.directory)})
         else:
-            to_validate[path] = source
-    names = {display_path(p): p for p in to_validate}
-    reports = run_with_progress({name: to_validate[p] for name, p in names.items()},
-                                hints={name: hint_for(p, hints) for name, p in names.items()},
-                                suite=suite, workers=workers, label="Importing")
-    for (name, path), report in zip(names.items(), reports):
-        if not report.valid:
-            rejected.append({"file": name, "reason": report.summary(), "failed": [c.name for c in report.failures]})
-            continue
-        source = to_validate[path]
-        # Re-check novelty against the suite as it is now: programs accepted earlier in this
-        # run (or by a concurrent import) were not there when this one was validated.
-        match = fingerprints.nearest(source, suite.entries(), exclude_sha256=sha256_text(source))
-        if match is not None and (match.exact or match.similarity >= DEFAULT_CONFIG.novelty_threshold):
-            rejected.append({"file": name, "failed": ["novelty"],
-                             "reason": f"a copy of {match.env_id} (similarity {match.similarity:.2f}), "
-                                       f"registered while this import ran"})
-            continue
-        entry = suite.add(source, build_card(path, report, skill_for(path, skill), hint_for(path, hints), source))
-        accepted.append({"file": name, "id": entry.id, "status": "added", "directory": str(entry.directory)})
+            rejected.append({"file": submission.name, "reason": outcome.summary, "failed": outcome.failed_checks})
+    accepted = present + added
     if as_json:
         echo_json({"suite": str(suite.path), "accepted": accepted, "rejected": rejected})
     else:
         _print(suite, accepted, rejected)
     if rejected:
         sys.exit(1)
+
+
+def _admit_with_progress(admission, submissions, workers: int):
+    """``admit_many`` with a progress bar on stderr (a terminal only) over the programs it validates."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True, disable=not console.is_terminal) as progress:
+        task = progress.add_task("Importing", total=None)
+        return admission.admit_many(submissions, workers=workers,
+                                    on_start=lambda total: progress.update(task, total=total),
+                                    on_done=lambda *_: progress.advance(task))
 
 
 def _print(suite, accepted: list[dict], rejected: list[dict]) -> None:

@@ -7,17 +7,17 @@ one from a repair prompt carrying the previous completion and the validator's su
 program is registered into the suite at once (atomically, with a card recording its
 provenance), so it is ``gym.make``-able while the run goes on; a rejected one is
 kept, with its report, under ``rejected/`` next to the suite and never registered.
+Each completion goes through the one admission path (:mod:`spade_gym.registry.admission`,
+rules ``GENERATE``: a design needs a hint, like self-play's).
 Every request and result is appended to a JSONL log, which the ``replay`` backend
 can feed back to reproduce the run.
 """
 
 from __future__ import annotations
 
-import ast
 import datetime as _dt
 import json
 import random
-import re
 import threading
 import time
 from collections import Counter
@@ -26,8 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from spade_gym.contract import GAME_KIND, TOOL_USE_BASE_CLASS, TOOL_USE_KIND, program_kind
-from spade_gym.errors import DesignerOutputError, SpadeError
+from spade_gym.contract import GAME_KIND, TOOL_USE_BASE_CLASS, TOOL_USE_KIND
+from spade_gym.errors import SpadeError
 from spade_gym.generate.backends import DesignerBackend, EndpointUnreachable, ReplayBackend
 from spade_gym.generate.designer_output import parse_designer_output
 from spade_gym.generate.prompts import (
@@ -43,7 +43,9 @@ from spade_gym.generate.prompts import (
 # Targets and settings are planned in their own module; re-exported here, where callers
 # of the pipeline look for them.
 from spade_gym.generate.targets import GenerateConfig, Target, plan_targets, replay_targets  # noqa: F401
-from spade_gym.registry import Card, Suite, SuiteEntry, designer_label
+from spade_gym.registry import Suite, SuiteEntry, designer_label
+from spade_gym.registry.admission import GENERATE, Admission, AdmissionSteps, Admitted, Form, Gate, Submission
+from spade_gym.registry.card import describe
 
 
 @dataclass
@@ -121,25 +123,22 @@ def suite_memory(entries: list[SuiteEntry], skill: str, *, k: int, rng: random.R
 
 
 def describe_program(source: str, first_observation: str | None = None) -> str:
-    """A card description: the module docstring, else the env class's, else the first
-    sentence of the first observation."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        tree = None
-    texts = []
-    if tree is not None:
-        texts.append(ast.get_docstring(tree))
-        for node in tree.body:
-            if isinstance(node, ast.ClassDef) and node.name.endswith("Env"):
-                texts.append(ast.get_docstring(node))
-    for text in texts:
-        if text and text.strip():
-            return " ".join(text.split())[:500]
-    if first_observation:
-        sentence = re.split(r"(?<=[.!?])\s", first_observation.strip(), maxsplit=1)[0]
-        return " ".join(sentence.split())[:300]
-    return "Generated environment."
+    """A card description of a program not validated yet (the one description function,
+    :func:`~spade_gym.registry.card.describe`, reading the docstrings from the source)."""
+    return describe({"first_observation": first_observation}, source=source)
+
+
+def admission_steps() -> AdmissionSteps:
+    """What admission takes from the layers above the registry: the sandboxed validator, the
+    novelty check, the registered suites and the designer-output parser. Each is looked up when
+    called, so a wrapper put in place later (a benchmark's timer, a test's stand-in) is used."""
+    import spade_gym.validation as validation
+    from spade_gym.validation import novelty
+
+    return AdmissionSteps(validate=lambda *args, **kwargs: validation.validate_source(*args, **kwargs),
+                          novelty=lambda *args, **kwargs: novelty.check_novelty(*args, **kwargs),
+                          registered_suites=lambda: novelty.registered_suites(), config=validation.DEFAULT_CONFIG,
+                          parse=parse_designer_output)
 
 
 class GenerationPipeline:
@@ -156,6 +155,8 @@ class GenerationPipeline:
         self.progress = progress
         self.log_path = Path(log_path) if log_path else None
         self.rejected_dir = self.suite.path.parent / "rejected"
+        self.admission = Admission(self.suite, GENERATE, admission_steps(), config=validation_config,
+                                   rejected_dir=self.rejected_dir)
         self._log_lock = threading.Lock()
         self._stop = threading.Event()
         origin_model, origin_backend = getattr(backend, "origin", (None, None))
@@ -166,8 +167,6 @@ class GenerationPipeline:
     # ------------------------------------------------------------------ running
 
     def run(self) -> GenerateSummary:
-        from spade_gym.validation import validate_source  # noqa: F401 - fail early if unavailable
-
         targets = plan_targets(self.config)
         self.suite.path.mkdir(parents=True, exist_ok=True)
         self._log({"event": "run", "time": _now(), "settings": self.config.request_settings(),
@@ -206,8 +205,6 @@ class GenerationPipeline:
         self._stop.set()
 
     def _run_target(self, target: Target) -> TargetResult:
-        from spade_gym.validation import validate_source
-
         result = TargetResult(target)
         kind = skill_by_name(target.skill).kind
         started = time.monotonic()
@@ -240,35 +237,27 @@ class GenerationPipeline:
             result.completion_tokens += completion.completion_tokens
             record.update(completion=completion.text, usage={"prompt_tokens": completion.prompt_tokens,
                                                              "completion_tokens": completion.completion_tokens})
-            try:
-                parsed = parse_designer_output(completion.text)
-            except DesignerOutputError as exc:
-                feedback = f"Your reply could not be used: {exc}. Reply with one ```python block and <hint>...</hint>."
-                result.failures.append("parse")
-                result.last_summary = str(exc)
-                self._log({**record, "accepted": False, "parse_error": str(exc)})
-                messages = build_repair_messages(messages, completion.text, feedback, kind=kind)
-                continue
-            if program_kind(parsed.code) != kind:
-                feedback = _KIND_FEEDBACK[kind]
-                result.failures.append("kind")
-                result.last_summary = feedback
-                self._log({**record, "accepted": False, "kind_error": feedback})
-                messages = build_repair_messages(messages, completion.text, feedback, kind=kind)
-                continue
-            report = validate_source(parsed.code, hint=parsed.hint, suite=self.suite, config=self.validation_config)
-            record["report"] = report.to_dict()
-            if report.valid:
-                entry = self._register(parsed.code, parsed.hint, report, target, attempt)
-                result.accepted, result.env_id = True, entry.id
-                self._log({**record, "accepted": True, "env_id": entry.id})
+            outcome = self.admission.admit(self._submission(completion.text, target, kind, attempt))
+            if outcome.report is not None:
+                record["report"] = outcome.report.to_dict()
+            if isinstance(outcome, Admitted):
+                result.accepted, result.env_id = True, outcome.entry.id
+                self._log({**record, "accepted": True, "env_id": outcome.entry.id})
                 break
-            failed = [c.name for c in report.checks if not c.passed]
-            result.failures.append(failed[0] if failed else "validation")
-            result.last_summary = report.summary()
-            result.rejected_files.append(self._keep_rejected(parsed.code, report, target, attempt))
-            self._log({**record, "accepted": False})
-            messages = build_repair_messages(messages, completion.text, report.summary(), kind=kind)
+            result.failures.append(outcome.check)
+            if outcome.gate is Gate.PARSE:
+                feedback = f"Your reply could not be used: {outcome.reason}. Reply with one ```python block and " \
+                           "<hint>...</hint>."
+                result.last_summary = outcome.reason
+                self._log({**record, "accepted": False, "parse_error": outcome.reason})
+            elif outcome.gate is Gate.KIND:
+                feedback = result.last_summary = _KIND_FEEDBACK[kind]
+                self._log({**record, "accepted": False, "kind_error": feedback})
+            else:
+                feedback = result.last_summary = outcome.summary
+                result.rejected_files.extend(outcome.kept[:1])
+                self._log({**record, "accepted": False})
+            messages = build_repair_messages(messages, completion.text, feedback, kind=kind)
         result.seconds = time.monotonic() - started
         if self.progress is not None:
             self.progress(result)
@@ -279,13 +268,13 @@ class GenerationPipeline:
     def _memory(self, skill: str, rng: random.Random) -> DesignMemory | None:
         return suite_memory(self.suite.entries(), skill, k=self.config.memory_k, rng=rng)
 
-    def _register(self, source: str, hint: str | None, report, target: Target, attempt: int) -> SuiteEntry:
-        details = report.details if hasattr(report, "details") else {}
+    def _submission(self, text: str, target: Target, kind: str, attempt: int) -> Submission:
+        """One completion for ``target``, with the provenance its card will carry."""
         provenance = {
             "designer": designer_label(self.designer_model, self.designer_backend),
             "backend": self.designer_backend,
             "model": self.designer_model,
-            "prompt_version": PROMPT_VERSIONS[program_kind(source)],
+            "prompt_version": PROMPT_VERSIONS[kind],
             "requested_skill": target.skill,
             "requested_multi_turn": target.multi_turn,
             "attempts": attempt,
@@ -294,23 +283,9 @@ class GenerationPipeline:
         }
         if isinstance(self.backend, ReplayBackend):
             provenance["replayed_from"] = self.backend.path.name
-        card = Card.from_report(report, skill=target.skill, hint=hint or None, provenance=provenance,
-                                kind=program_kind(source),
-                                multi_turn=bool(details.get("multi_turn", target.multi_turn)),
-                                description=describe_program(source, details.get("first_observation")))
-        return self.suite.add(source, card)
-
-    def _keep_rejected(self, source: str, report, target: Target, attempt: int) -> str:
-        self.rejected_dir.mkdir(parents=True, exist_ok=True)
-        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        name = re.sub(r"[^\w.-]", "_", report.name or "program")[:64]  # a file name, not the whole class name
-        stem = f"{stamp}_t{target.index:04d}_a{attempt}_{name}"
-        path = self.rejected_dir / f"{stem}.py"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(source, encoding="utf-8")
-        tmp.replace(path)
-        (self.rejected_dir / f"{stem}.report.json").write_text(json.dumps(report.to_dict(), indent=2), encoding="utf-8")
-        return str(path)
+        return Submission(text, Form.DESIGNER_OUTPUT, skill=target.skill, provenance=provenance,
+                          multi_turn=target.multi_turn, kind=kind, label=f"t{target.index:04d}_a{attempt}",
+                          record={"skill": target.skill})
 
     def _log(self, record: dict) -> None:
         if self.log_path is None:

@@ -2,6 +2,8 @@
 
 The registry sits above the env layer: it reads suites, checks what it reads, and
 builds environments from verified program text (:mod:`spade_gym.registry.make`).
+Every program enters a suite through :mod:`spade_gym.registry.admission` (imported on
+use, not here: ``import spade_gym`` stays cheap).
 """
 
 from spade_gym.registry.card import (

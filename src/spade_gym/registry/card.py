@@ -10,10 +10,12 @@ designer's memory reads.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -242,7 +244,7 @@ class Card:
             name=sanitize_name(name) if name else env_name_from_class(class_name),
             version=0,
             skill=skill,
-            description=description if description is not None else _describe(details, class_name),
+            description=description if description is not None else describe(details, class_name=class_name),
             hint=hint if hint is not None else details.get("hint"),
             max_turns=int(details.get("max_turns") or DEFAULT_MAX_TURNS),
             sha256="0" * 64,
@@ -261,7 +263,9 @@ class Card:
 #: Class names are recorded for people, not used as paths; a longer one is cut.
 MAX_CLASS_NAME_CHARS = 200
 #: Longest card description written by :meth:`Card.from_report`.
-DESCRIPTION_CHARS = 300
+DESCRIPTION_CHARS = 500
+#: Docstrings that say nothing about the game (the SPADE reference prepends the first to every file).
+BOILERPLATE_DOCSTRINGS = ("spare self-play generated game", "spade self-play generated game")
 
 
 #: The sha256 of every ``card.json`` content that passed :meth:`Card.parse` in this process.
@@ -273,14 +277,31 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _describe(details: dict, class_name: str) -> str:
-    """The program's docstring, else the first sentence of its first observation."""
-    docstring = " ".join(str(details.get("docstring") or "").split())
-    if docstring:
-        return _clip(docstring)
+def describe(details: Mapping[str, Any], *, source: str | None = None, class_name: str | None = None) -> str:
+    """The description of a card, however the program arrived (generate, import, self-play): its
+    docstring (the environment class's, else the module's; the reference's boilerplate line is
+    no description), else the first sentence of its first observation, else its class name.
+
+    ``details`` are the validator's findings (``docstring``, ``first_observation``, ``class_name``);
+    where they hold no ``docstring``, it is read from ``source`` (parsed, never run).
+    """
+    docstring = details.get("docstring") if "docstring" in details else _docstring(source)
+    text = " ".join(str(docstring or "").split())
+    if text and text.lower().rstrip(".") not in BOILERPLATE_DOCSTRINGS:
+        return _clip(text)
     observation = " ".join(str(details.get("first_observation") or "").split())
     sentence = re.split(r"(?<=[.!?])\s", observation, maxsplit=1)[0] if observation else ""
-    return _clip(sentence) or class_name
+    return _clip(sentence) or class_name or str(details.get("class_name") or "") or "Environment"
+
+
+def _docstring(source: str | None) -> str | None:
+    """The environment class's docstring, else the module's (the validator's order)."""
+    try:
+        tree = ast.parse(source or "")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    env = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name.endswith("Env")), None)
+    return (ast.get_docstring(env) if env is not None else None) or ast.get_docstring(tree)
 
 
 def _clip(text: str) -> str:

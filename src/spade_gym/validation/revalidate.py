@@ -7,6 +7,10 @@ card's hint â€” novelty against the *rest* of the suite, never against itself â€
 :func:`write_validations` replaces the records of the programs that pass. A program
 that now fails keeps its old card: the verdict is reported, never written over it,
 since a card that says "invalid" would still be registered and played.
+
+Both go through the one admission path (:mod:`spade_gym.registry.admission`, rules
+``REVALIDATE``): the same validation step as every other way into a suite, and a refresh of
+the validation record as its registration.
 """
 
 from __future__ import annotations
@@ -15,10 +19,23 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from spade_gym.registry import Suite, SuiteEntry
-from spade_gym.validation.config import ValidationConfig
-from spade_gym.validation.pipeline import validate_many
+from spade_gym.registry.admission import (
+    REVALIDATE,
+    Admission,
+    AdmissionSteps,
+    Admitted,
+    Candidate,
+    Prepared,
+    Rejected,
+    Report,
+    Submission,
+)
+from spade_gym.validation import novelty
+from spade_gym.validation.config import DEFAULT_CONFIG, ValidationConfig
+from spade_gym.validation.pipeline import default_workers, validate_source
 from spade_gym.validation.report import ValidationReport
 
 
@@ -37,10 +54,12 @@ class Revalidation:
     written: bool = False
     #: Why a valid report was not written (``--write`` only).
     not_written: str | None = None
+    #: The admission path's verdict on the report: what ``--write`` registers, or why not.
+    judged: Candidate | Rejected | None = None
 
     @property
     def valid(self) -> bool:
-        return self.report is not None and self.report.valid
+        return self.report is not None and self.report.valid and not isinstance(self.judged, Rejected)
 
     @property
     def first_failure(self) -> str | None:
@@ -100,20 +119,23 @@ def revalidate_suite(path: str | os.PathLike, *, config: ValidationConfig | None
             runnable.append(result)
     if on_start is not None:
         on_start(len(runnable))
-    names = [r.env_id for r in runnable]
+    admission = _admission(suite, config)
+    # Novelty looks in this suite; the check skips the program's own entry (same checksum).
+    prepared = [admission.prepare(Submission(r.source or "", hint=r.entry.card.hint if r.entry else None,
+                                             name=r.env_id, entry=r.entry)) for r in runnable]
+    by_item = {id(item): result for item, result in zip(prepared, runnable)}
 
-    def finished(index: int, report: ValidationReport) -> None:
-        runnable[index].report = report
+    def finished(item: Prepared, report: Report) -> None:
+        result = by_item[id(item)]
+        result.report = cast(ValidationReport, report)  # the validator here is validate_source
         if on_done is not None:
-            on_done(runnable[index])
+            on_done(result)
 
-    if runnable:
-        # Novelty looks in this suite; the check skips the program's own entry (same checksum).
-        reports = validate_many({name: r.source for name, r in zip(names, runnable) if r.source is not None},
-                                hints={r.env_id: r.entry.card.hint for r in runnable if r.entry is not None},
-                                suite=suite.path, config=config, workers=workers, on_done=finished)
-        for result, report in zip(runnable, reports):
-            result.report = report
+    todo = [item for item in prepared if isinstance(item, Prepared)]
+    for item, report in zip(todo, admission.validate_all(todo, workers=workers or default_workers(),
+                                                         on_done=finished)):
+        by_item[id(item)].report = cast(ValidationReport, report)
+        by_item[id(item)].judged = admission.judge(item, report)
     for result in results:
         if result.problem is not None and on_done is not None:
             on_done(result)
@@ -126,16 +148,19 @@ def write_validations(path: str | os.PathLike, results: list[Revalidation]) -> N
     Only the record changes: the program, its checksum, the id and the version never do.
     Sets ``written`` / ``not_written`` on each result.
     """
-    suite = Suite(path)
-    valid, records = [], []
-    for r in results:
-        if r.valid and r.entry is not None and r.source is not None and r.report is not None:
-            valid.append(r)
-            records.append((r.entry, r.source, r.report.card_summary()))
-    outcomes = suite.replace_validations(records)
-    for result, outcome in zip(valid, outcomes):
-        result.written = outcome is None
-        result.not_written = outcome
+    passed = [(r, r.judged) for r in results if r.valid and isinstance(r.judged, Candidate)]
+    outcomes = _admission(Suite(path), None).register_all([candidate for _, candidate in passed])
+    for (result, _), outcome in zip(passed, outcomes):
+        result.written = isinstance(outcome, Admitted)
+        result.not_written = outcome.reason if isinstance(outcome, Rejected) else None
+
+
+def _admission(suite: Suite, config: ValidationConfig | None) -> Admission:
+    """``revalidate``'s admission: the validator's steps (no designer output to parse)."""
+    steps = AdmissionSteps(validate=lambda *args, **kwargs: validate_source(*args, **kwargs),
+                           novelty=lambda *args, **kwargs: novelty.check_novelty(*args, **kwargs),
+                           registered_suites=lambda: novelty.registered_suites(), config=DEFAULT_CONFIG)
+    return Admission(suite, REVALIDATE, steps, config=config)
 
 
 def _skipped_id(reason: str) -> str:
