@@ -13,6 +13,13 @@ of ``qwen3-8b`` on 8 GPUs, from the plan of ``spade-gym selfplay --plan``
 ``max_turn_tokens``) with this machine's measured per-program validation time and
 per-step sandbox cost. ``--gen-tokens-per-s`` is the plan's ``tokens_per_s`` (decode
 tokens/s of the one server GPU; default 4,000, an 8B model on an H100 80 GB).
+
+Part 3 (``--micro-batches``, arithmetic only, no run): one ``qwen3-8b`` rank's batch on 7
+training ranks (128 slots: its designs, per-turn agent samples of thinking turns, padding
+slots; lengths drawn from the plan's shapes, every reply between a quarter of its cap and
+the cap) cut into 64 micro-batches (``per_device_train_batch_size=2``): TRL's shuffled
+equal cuts against ``micro_batch_tokens`` packing (``selfplay/trainer.py``), padded and
+packed; tokens computed in all and in the largest micro-batch.
 """
 
 from __future__ import annotations
@@ -102,12 +109,59 @@ def part_two(per_program: float, per_step: float, gen_tokens_per_s: float, cores
                 ("quantity", "value", "basis"), rows)
 
 
+def part_three(seed: int = 0, budget: int = 32_768, chunks: int = 64) -> None:
+    import random
+
+    from spade_gym.selfplay import load_preset
+    from spade_gym.selfplay.trainer import micro_batch_cost, pack_micro_batches
+
+    config = load_preset("qwen3-8b")
+    rng = random.Random(seed)
+    rows: list[tuple[int, int, bool]] = []  # (prompt, completion, designer row)
+    for _ in range(3):  # 16 designs over 7 ranks: 2-3 a rank
+        rows.append((4000, rng.randint(config.max_program_tokens // 4, config.max_program_tokens), True))
+    while len(rows) < 112:  # per-turn samples: the prompt grows by the visible turns so far
+        turn = rng.randrange(config.max_turns)
+        prompt = min(600 + turn * 500, config.max_episode_tokens - config.max_turn_tokens)
+        rows.append((prompt, rng.randint(config.max_turn_tokens // 4, config.max_turn_tokens), False))
+    rows += [(1, 1, False)] * (128 - len(rows))  # padding slots
+    prompt, completion, first = [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
+
+    def cost(groups, packed):
+        costs = [micro_batch_cost([prompt[i] for i in g], [completion[i] for i in g], padding_free=packed)
+                 for g in groups]
+        return sum(costs), max(costs)
+
+    order = list(range(len(rows)))
+    rng.shuffle(order)
+    size = len(rows) // chunks
+    trl = [order[i * size:(i + 1) * size] for i in range(chunks)]
+    started = time.perf_counter()
+    packed_padded = pack_micro_batches(prompt, completion, chunks, first=first, budget=budget)
+    seconds = time.perf_counter() - started
+    packed_free = pack_micro_batches(prompt, completion, chunks, first=first, budget=budget, padding_free=True)
+    table = []
+    for name, groups, packed in (("TRL: shuffled equal cuts, padded", trl, False),
+                                 ("micro_batch_tokens, padded", packed_padded, False),
+                                 ("TRL: shuffled equal cuts, padding_free", trl, True),
+                                 ("micro_batch_tokens + padding_free", packed_free, True)):
+        total, largest = cost(groups, packed)
+        table.append((name, f"{total:,}", f"{largest:,}", "yes" if largest <= budget else "no"))
+    print_table(f"qwen3-8b, one rank's 128 samples ({sum(prompt) + sum(completion):,} real tokens) in {chunks} "
+                f"micro-batches, budget {budget:,} (packing took {seconds * 1e3:.0f} ms)",
+                ("cut", "tokens computed", "largest micro-batch", "within budget"), table)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", help="read this run directory instead of running cpu-tiny")
     parser.add_argument("--gen-tokens-per-s", type=float, default=4000.0)
     parser.add_argument("--cores", type=int, default=32, help="CPU cores of the GPU host for validation")
+    parser.add_argument("--micro-batches", action="store_true", help="part 3 only: micro-batch packing arithmetic")
     args = parser.parse_args()
+    if args.micro_batches:
+        part_three()
+        return
     if args.run:
         run_dir = Path(args.run)
     else:

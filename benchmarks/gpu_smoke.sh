@@ -17,7 +17,11 @@
 #   3. the log-probabilities the rollout returns match the trainer's recompute of the same
 #      tokens (mean absolute difference; vLLM in bf16 is allowed SMOKE_LOGPROB_TOL, default 0.05);
 #   4. generated tokens per second of the rollouts (at least SMOKE_MIN_TOKENS_PER_S on GPU,
-#      default 200; reported in the dry run).
+#      default 200; reported in the dry run);
+#   5. padding-free passes (padding_free: a micro-batch's rows packed into one sequence, with
+#      attn_implementation=auto: flash attention where it is installed) give the log-probabilities
+#      of the padded pass (mean absolute difference; bf16 on GPU is allowed SMOKE_PACKED_TOL,
+#      default 0.02).
 #
 # Prints one JSON line per check and a summary; exits 1 when a check fails. Environment:
 # PYTHON (default: python), SMOKE_LOGPROB_TOL, SMOKE_MIN_TOKENS_PER_S.
@@ -73,9 +77,11 @@ if not dry_run:
     if use_vllm:
         config.grpo.update({"use_vllm": True, "vllm_mode": "colocate", "vllm_gpu_memory_utilization": 0.3})
     config.torch_threads = None
+    config.attn_implementation = "auto"
 
 PROBE = [{"role": "user", "content": "Design a single-turn text environment that trains counting."}]
-state = {"calls": 0, "probes": [], "logprob_diffs": [], "distinct": [], "tokens": 0, "seconds": 0.0}
+state = {"calls": 0, "probes": [], "logprob_diffs": [], "packed_diffs": [], "distinct": [], "tokens": 0,
+         "seconds": 0.0}
 original = rollout_module.SpadeRollout.__call__
 
 
@@ -111,6 +117,36 @@ def recompute(trainer, batch):
     return sum(diffs) / len(diffs) if diffs else None
 
 
+def packed_vs_padded(trainer, batch):
+    """Mean |padded - packed| log-probability of up to 4 rows in one pass (padding_free on and off)."""
+    rows = [(p, c) for p, c, m in zip(batch["prompt_ids"], batch["completion_ids"], batch["env_mask"])
+            if any(m) and len(c) > 1][:4]
+    if len(rows) < 2:
+        return None
+    pad = trainer.processing_class.pad_token_id or 0
+    wp, wc = max(len(p) for p, _ in rows), max(len(c) for _, c in rows)
+    model = trainer.model
+    ids = torch.tensor([[pad] * (wp - len(p)) + p + c + [pad] * (wc - len(c)) for p, c in rows], device=model.device)
+    mask = torch.tensor([[0] * (wp - len(p)) + [1] * (len(p) + len(c)) + [0] * (wc - len(c)) for p, c in rows],
+                        device=model.device)
+    scored = torch.tensor([[1] * len(c) + [0] * (wc - len(c)) for _, c in rows], device=model.device).bool()
+    state["attention"] = getattr(model.config, "_attn_implementation", None)
+    was_training, packed = model.training, trainer.spade_padding_free
+    model.eval()
+    try:
+        out = []
+        for flag in (False, True):
+            trainer.spade_padding_free = flag
+            with torch.no_grad():
+                logps, _, _ = trainer._get_per_token_logps_and_entropies(model, ids, mask, wc, batch_size=len(rows))
+            out.append(logps.float()[scored])
+    finally:
+        trainer.spade_padding_free = packed
+        if was_training:
+            model.train()
+    return (out[0] - out[1]).abs().mean().item()
+
+
 def wrapped(self, prompts, trainer):
     started = time.monotonic()
     batch = original(self, prompts, trainer)
@@ -125,6 +161,7 @@ def wrapped(self, prompts, trainer):
         if len(group) == G:  # not padding, not a group without loss
             state["distinct"].append(len(set(group)))
     state["logprob_diffs"].append(recompute(trainer, batch))
+    state["packed_diffs"].append(packed_vs_padded(trainer, batch))
     state["probes"].append(probe(trainer))
     # never a zero update: a small per-sample offset on the rewards (a smoke test, not a result)
     batch["spade_reward"] = [r + 0.05 * (i % 2) for i, r in enumerate(batch["spade_reward"])]
@@ -144,6 +181,8 @@ tolerance = float(os.environ.get("SMOKE_LOGPROB_TOL", "1e-3" if not use_vllm els
 floor = 0.0 if dry_run else float(os.environ.get("SMOKE_MIN_TOKENS_PER_S", "200"))
 tokens_per_s = state["tokens"] / state["seconds"] if state["seconds"] else 0.0
 diffs = [d for d in state["logprob_diffs"] if d is not None]
+packed = [d for d in state["packed_diffs"] if d is not None]
+packed_tolerance = float(os.environ.get("SMOKE_PACKED_TOL", "1e-4" if dry_run else "0.02"))
 digest = [hashlib.sha256(json.dumps(p).encode()).hexdigest()[:12] for p in state["probes"]]
 checks = [
     ("iterations", state["calls"] == 2 and summary.get("iterations") == 2, {"rollouts": state["calls"]}),
@@ -154,6 +193,9 @@ checks = [
      {"mean_abs_diff": diffs, "tolerance": tolerance}),
     ("tokens per second", tokens_per_s > floor, {"tokens": state["tokens"], "tokens_per_s": round(tokens_per_s, 1),
                                                  "floor": floor}),
+    ("padding-free passes match the padded ones", bool(packed) and max(packed) <= packed_tolerance,
+     {"mean_abs_diff": packed, "tolerance": packed_tolerance,
+      "attention": state.get("attention")}),
 ]
 failed = 0
 for name, ok, detail in checks:

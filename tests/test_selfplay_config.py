@@ -87,12 +87,13 @@ def test_kind_chooses_the_skills():
 def test_tool_use_gpu_presets_design_tool_use_environments():
     from spade_gym.generate.prompts import skill_by_name
 
-    for size in ("4b", "8b"):
+    for size in ("4b", "8b", "30b-a3b"):
         tools, games = load_preset(f"qwen3-{size}-tools"), load_preset(f"qwen3-{size}")
         assert tools.kind == "tool-use" and tools.preset == f"qwen3-{size}-tools"
         assert {skill_by_name(s).kind for s in tools.skill_names()} == {"tool-use"}
         # everything but the kind is the game recipe
-        assert (tools.model, tools.temperature, tools.grpo) == (games.model, games.temperature, games.grpo)
+        assert (tools.model, tools.temperature, tools.grpo, tools.sharding, tools.vllm_tensor_parallel) == \
+            (games.model, games.temperature, games.grpo, games.sharding, games.vllm_tensor_parallel)
 
 
 def test_removed_hint_temperature_is_refused_with_its_replacement():

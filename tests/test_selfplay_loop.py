@@ -229,3 +229,107 @@ def test_delayed_designs_are_trained_after_a_resume(tmp_path, monkeypatch, fresh
                                 win_rate=window_win_rate(state["plays"], p["env_id"], since=1))
                 for p, sample in zip(kept, samples) if sample["completion_ids"]]
     assert rows[1]["trained_designer_reward_mean"] == pytest.approx(sum(expected) / len(expected))
+
+
+# ------------------------------------------------------------------ memory settings and recipe options
+
+def _from_warm_start(run, target, **changes):
+    """A new run directory that starts from the module run's warm start (its warmstart/ and
+    config.json with ``changes``): ``--resume`` then runs its iterations from iteration 1."""
+    import shutil
+
+    run_dir, _, _ = run
+    target.mkdir(parents=True)
+    shutil.copytree(run_dir / "warmstart", target / "warmstart")
+    config = json.loads((run_dir / "config.json").read_text())
+    for key, value in changes.items():
+        if isinstance(value, dict):
+            config[key] = {**config[key], **value}
+        else:
+            config[key] = value
+    (target / "config.json").write_text(json.dumps(config))
+    return target
+
+
+def _resume(run_dir, iterations: int) -> list[dict]:
+    before = set(gym.registry)
+    try:
+        result = CliRunner().invoke(main, ["selfplay", "--output", str(run_dir), "--resume", "--iterations",
+                                           str(iterations), "--json"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    finally:
+        for env_id in set(gym.registry) - before:  # a fresh process for the next run
+            del gym.registry[env_id]
+    return [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture()
+def novelty_against_the_bundled_suite(monkeypatch, fresh_process_registry):
+    import spade_gym.validation.novelty as novelty
+    from spade_gym.registry import bundled_suite_path
+
+    monkeypatch.setattr(novelty, "registered_suites", lambda: [Suite(bundled_suite_path())])
+
+
+def test_token_budget_micro_batches_train_the_same_iteration(run, tmp_path, novelty_against_the_bundled_suite):
+    """cpu-test's first iteration from the same warm start: as the preset batches it (one
+    micro-batch of a rank's 8 samples), as TRL does with 8 micro-batches of one sample
+    (per_device_train_batch_size=1), and with micro_batch_tokens + padding_free (8 micro-batches
+    packed by length). The same designs, rewards and samples, finite losses and gradient norms
+    of the same value; the same weights as TRL's 8 micro-batches. (Adam divides each gradient
+    element by its own size, so float noise in near-zero elements moves a few weights by up to
+    a step between 1 and 8 accumulation steps: TRL's own two batchings differ so too.) Designs
+    sampled at 0.65: some valid, some not, so the designer's group has a signal and the update
+    moves the weights (the run is seeded)."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    grpo = json.loads((run[0] / "config.json").read_text())["grpo"]
+    runs = {"preset": {}, "trl": {"grpo": {**grpo, "per_device_train_batch_size": 1}},
+            "packed": {"micro_batch_tokens": 2048, "padding_free": True}}
+    rows = {name: _resume(_from_warm_start(run, tmp_path / name, designer_temperature=0.65, **changes), 1)[0]
+            for name, changes in runs.items()}
+    preset, packed = rows["preset"], rows["packed"]
+    assert preset["train_frac_reward_zero_std"] < 1  # a group with different rewards: a real update
+    for key in ("designed", "valid", "registered", "failed_checks", "designer_reward_mean", "agent_return_mean",
+                "samples", "agent_samples", "tokens_designer", "tokens_agent"):
+        assert packed[key] == preset[key], key
+    for key in ("train_loss", "train_grad_norm"):
+        assert isinstance(packed[key], float) and packed[key] == pytest.approx(preset[key], rel=1e-4), key
+    assert packed["micro_batch_tokens_max"] <= 2048 and packed["micro_batches_over_budget"] == 0
+    weights = {name: AutoModelForCausalLM.from_pretrained(tmp_path / name / "final").state_dict() for name in runs}
+    start = AutoModelForCausalLM.from_pretrained(tmp_path / "trl" / "warmstart").state_dict()
+    assert any(not torch.equal(weights["trl"][k], start[k]) for k in start)  # the update moved the weights
+    for key in start:
+        torch.testing.assert_close(weights["packed"][key], weights["trl"][key], atol=1e-6, rtol=1e-4, msg=key)
+
+
+def test_the_reference_recipe_options_run_end_to_end(run, tmp_path, novelty_against_the_bundled_suite):
+    """Self-hint, designs every 2nd iteration, invalid designs dropped, the step-timeout penalty,
+    scaled per-skill centred designer rewards and packed micro-batches, through TRL and a
+    resume: iteration 1 designs (the policy also writes each hint; designs sampled at 0.65,
+    some of them invalid, so some are dropped), iteration 2 does not; the resumed run ends as
+    the same two iterations run without a stop do."""
+    recipe = dict(designer_temperature=0.65, self_hint=True, self_hint_max_tokens=24, design_every=2,
+                  micro_batch_tokens=2048, padding_free=True,
+                  reward={"invalid_designs": "drop", "skill_centring": True, "scale_designer_rewards": True,
+                          "step_timeout_penalty": -0.5})
+    run_dir = _from_warm_start(run, tmp_path / "recipe", **recipe)
+    _resume(run_dir, 1)
+    rows = _resume(run_dir, 2)
+    # the same two iterations without the stop: the options hold no state a checkpoint misses
+    straight = _resume(_from_warm_start(run, tmp_path / "straight", **recipe), 2)
+    keep = ("designed", "valid", "registered", "failed_checks", "regret_mean", "designer_reward_mean",
+            "trained_designer_reward_mean", "dropped_designs", "designer_reward_scale", "agent_return_mean",
+            "pool_size", "tokens_designer", "tokens_agent", "micro_batch_tokens_max")
+    assert [{k: r.get(k) for k in keep} for r in rows] == [{k: r.get(k) for k in keep} for r in straight]
+    assert [r["train_loss"] for r in rows] == pytest.approx([r["train_loss"] for r in straight], rel=1e-5, abs=1e-7)
+    assert [r["iteration"] for r in rows] == [1, 2]
+    assert [r["design_round"] for r in rows] == [True, False] and [r["designed"] for r in rows] == [4, 0]
+    first, second = rows
+    duplicates = first["failed_checks"].get("duplicate in batch", 0)
+    assert first["dropped_designs"] == first["designed"] - first["valid"] - duplicates >= 1
+    assert first["designer_reward_scale"] >= 1.0
+    for row in rows:
+        assert isinstance(row["train_loss"], float) and row["train_loss"] == row["train_loss"]  # finite, not NaN
+        assert row["micro_batch_tokens_max"] > 0

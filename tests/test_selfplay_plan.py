@@ -85,6 +85,61 @@ def test_a_hand_computed_plan():
     assert plan.vllm_memory_gb["kv_tokens"] == pytest.approx(136_717_737, abs=2)
 
 
+def hand_computed_config(**changes) -> SelfPlayConfig:
+    config = SelfPlayConfig(
+        model="tiny", tiny=TinyModelConfig(vocab_size=1000, hidden_size=64, num_layers=2, num_heads=2),
+        designer_groups=2, agent_groups=6, num_generations=4, paired_seeds=4, sample_unit="episode",
+        max_program_tokens=1000, max_turn_tokens=100, max_turns=5, max_episode_tokens=400, beta=0.0,
+        grpo={"use_vllm": True, "vllm_mode": "server", "gradient_checkpointing": True})
+    for key, value in changes.items():
+        setattr(config, key, value)
+    return config
+
+
+HAND_ASSUMPTIONS = Assumptions(tokens_per_s=1000, seq_tokens_per_s=10, program_fill=0.5, design_prompt_tokens=200,
+                               first_prompt_tokens=100, feedback_tokens=20, gpu_flops=1e12, mfu=0.5, validate_s=10,
+                               sync_gb_per_s=1)
+
+
+def test_the_recipe_options_and_the_token_budget_in_the_hand_computed_plan():
+    """The example above with self_hint (hints of up to 200 tokens), design_every=2 and a
+    2,000-token budget per micro-batch (no per_device_train_batch_size: 1 row a micro-batch
+    nominally, 16 micro-batches a rank, rows packed by length).
+
+    Design iteration: as above (210.0588 s) + hints: 8 prompts, 8*200 = 1,600 tokens,
+    max(1,600/1,000, 200/10) = 20 s: 230.0588 s. Between design rounds: no design, no
+    validation, no regret plays; the 6 tasks all from the pool: 24 episodes, 9,600 tokens
+    (12 a rank, one wave): max(9.6, 5*100/10) = 50 s; push 0.000518 s; training 24*500 =
+    12,000 tokens * (518,144 + 256*500) * 5 / 1e12 = 0.0387686 s: 50.0392866 s. Mean of the
+    cycle (230.0588 + 50.0393)/2 = 140.049 s.
+
+    Memory: a micro-batch at the budget, T = max(2,000, longest 1,200, 8,800 tokens a rank /
+    16) = 2,000: checkpoints 2,000*64*2*2 = 512,000 + one layer 2,000*2*(6*64 + 4*256) =
+    5,632,000 + LM head input 2,000*64*4 = 512,000 = 6,656,000 B."""
+    config = hand_computed_config(self_hint=True, self_hint_max_tokens=200, design_every=2, micro_batch_tokens=2000)
+    plan = plan_iteration(config, gpus=3, assumptions=HAND_ASSUMPTIONS)
+    roles = {r.role: (r.prompts, r.samples, r.tokens_generated, r.tokens_trained) for r in plan.roles}
+    assert roles["designer: hints"] == (8, 0, 1_600, 0)
+    assert plan.generation_s["hints"] == 20.0
+    assert plan.iteration_s == pytest.approx(230.0588, abs=1e-3)
+    assert plan.between_s == pytest.approx(50.0392866, abs=1e-6)
+    assert plan.mean_iteration_s == pytest.approx((230.0588 + 50.0392866) / 2, abs=1e-3)
+    assert (plan.micro_batch, plan.micro_batches, plan.memory_gb["micro_batch_tokens"]) == (1, 16, 2000)
+    assert plan.memory_gb["activations"] * 1e9 == pytest.approx(6_656_000)
+    between = plan_iteration(config, gpus=3, assumptions=HAND_ASSUMPTIONS, designing=False)
+    assert between.generation_s == {"design": 0.0, "regret plays": 0.0, "task plays": 50.0, "hints": 0.0}
+    assert between.validation_s == 0.0
+    # packed without flash attention: a (tokens)^2 block mask on top; flash attention: none
+    packed = plan_iteration(hand_computed_config(micro_batch_tokens=2000, padding_free=True), gpus=3,
+                            assumptions=HAND_ASSUMPTIONS)
+    assert packed.memory_gb["attention"] * 1e9 == pytest.approx(2000 ** 2)
+    flash = plan_iteration(hand_computed_config(micro_batch_tokens=2000, padding_free=True,
+                                                attn_implementation="flash_attention_2"), gpus=3,
+                           assumptions=HAND_ASSUMPTIONS)
+    assert flash.memory_gb["attention"] == 0.0
+    assert flash.memory_gb["activations"] * 1e9 == pytest.approx(6_656_000)
+
+
 def test_qwen3_8b_plans_within_an_hour_on_eight_80gb_gpus():
     """The target: 1 GPU for `trl vllm-serve`, 7 training ranks (ZeRO-3), at 4,000 generated
     tokens/s on the server GPU, with every reply and program running to its cap."""

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from spade_gym.contract import GAME_KIND
 from spade_gym.registry import Suite, bundled_suite_path
 from spade_gym.selfplay.demo_designs import DEMO_DESIGNS
 from spade_gym.selfplay.presets import load_preset
@@ -62,7 +63,7 @@ def test_design_without_a_hint_is_rejected_and_kept(rollout):
 
 
 def test_copy_of_a_bundled_program_is_not_new(rollout):
-    entry = Suite(bundled_suite_path()).entries()[0]
+    entry = next(e for e in Suite(bundled_suite_path()).entries() if e.card.kind == GAME_KIND)
     renamed = "# designed in self-play\n" + entry.read_source().replace(entry.card.class_name, "FreshNameEnv")
     (result,) = validate(rollout, [design(designer_completion(renamed, entry.card.hint), 0)])
     assert not result.valid and result.failed_check == "novelty", result.failure

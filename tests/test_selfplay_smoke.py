@@ -29,7 +29,8 @@ def test_the_gpu_smoke_script_dry_run_passes_its_checks(tmp_path):
     lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     checks = {line["check"]: line for line in lines if "check" in line}
     assert set(checks) == {"iterations", "distinct completions per group", "generation changes after a weight update",
-                           "log-probabilities match the trainer's recompute", "tokens per second"}
+                           "log-probabilities match the trainer's recompute", "tokens per second",
+                           "padding-free passes match the padded ones"}
     assert all(c["ok"] for c in checks.values()), checks
     summary = lines[-1]
     assert summary["path"] == "transformers-cpu" and summary["failed"] == 0

@@ -13,7 +13,9 @@ ranks, so a batch means the same on 1 and on 64 GPUs. :func:`batch_layout` divid
   with ``sample_unit="turn"`` a task takes ``turn_samples`` slot groups;
 * TRL gives every rank the same number of slots, so every rank gets the largest share's
   slot count; a rank with less fills the rest with **padding slots** (a pad token, fully
-  masked: no loss, no gradient, no generation). ``--plan`` shows the padding.
+  masked: no loss, no gradient, no generation). ``--plan`` shows the padding;
+* of the agent tasks, ``floor(pool_task_share x agent_groups)`` always come from the pool
+  (:func:`reserve_pool_tasks`), whatever the number of new designs.
 
 A served designer's design groups are divided the same way (they are requests made by the
 ranks) but take no slot. A configuration whose slot-taking groups (trained design groups
@@ -23,6 +25,7 @@ padding.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from spade_gym.errors import ConfigError
@@ -45,6 +48,14 @@ class RankShare:
     slot_groups: int
     #: Slot groups per agent task (``turn_samples`` with per-turn samples, else 1).
     per_task: int
+    #: Of its agent tasks, those always drawn from the pool (its part of the iteration's
+    #: ``floor(pool_task_share x agent_groups)``): regret groups never take them.
+    pool_tasks: int = 0
+
+    @property
+    def regret_capacity(self) -> int:
+        """Agent tasks this rank may fill with new designs' no-hint regret groups."""
+        return self.agent_tasks - self.pool_tasks
 
     @property
     def agent_slot_groups(self) -> int:
@@ -121,10 +132,28 @@ def batch_layout(config, world: int) -> BatchLayout:
         load[rank] += per_task
     slot_groups = max(load)
     offsets = [sum(designs[:r]) for r in range(world)]
+    pool = reserve_pool_tasks(tasks, getattr(config, "pool_task_share", 0.0))
     shares = tuple(RankShare(rank=r, design_groups=designs[r], design_offset=offsets[r], agent_tasks=tasks[r],
-                             design_slot_groups=design_slots[r], slot_groups=slot_groups, per_task=per_task)
+                             design_slot_groups=design_slots[r], slot_groups=slot_groups, per_task=per_task,
+                             pool_tasks=pool[r])
                    for r in range(world))
     return BatchLayout(world=world, num_generations=config.num_generations, shares=shares)
+
+
+def reserve_pool_tasks(tasks: list[int], share: float) -> list[int]:
+    """Per rank, how many of its agent tasks always come from the pool.
+
+    The share is of the iteration's tasks, all ranks together: ``floor(share x sum(tasks))``,
+    dealt one at a time to the rank with the most tasks not yet reserved (the lower rank on a
+    tie). Rounding per rank instead would reserve nothing wherever a rank holds few tasks (24
+    tasks on 24 ranks: one each, ``floor(0.25 x 1) = 0``), and the pool would again go unplayed
+    once new designs' regret groups fill every rank's tasks.
+    """
+    reserved = [0] * len(tasks)
+    for _ in range(math.floor(share * sum(tasks) + 1e-9)):
+        rank = max(range(len(tasks)), key=lambda r: (tasks[r] - reserved[r], -r))
+        reserved[rank] += 1
+    return reserved
 
 
 def assign_regret_plays(environments: list[tuple[str, int]], capacities: list[int], *,

@@ -12,8 +12,12 @@ import contextlib
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from transformers import TrainerCallback
+
+if TYPE_CHECKING:
+    from spade_gym.selfplay.progress import Phase
 
 #: TRL's train metrics copied into metrics.jsonl (as ``train_<name>``).
 TRAIN_KEYS = ("loss", "grad_norm", "reward", "reward_std", "frac_reward_zero_std", "entropy", "learning_rate", "kl",
@@ -28,8 +32,8 @@ class SpadeCallback(TrainerCallback):
         self.progress = progress
         self.iterations = iterations
         self._stack = contextlib.ExitStack()
-        self._bar = None
-        self._update_s = None
+        self._bar: Phase | None = None
+        self._update_s: float | None = None
 
     def on_train_begin(self, args, state, control, **kwargs):
         self._bar = self._stack.enter_context(self.progress.phase("self-play iterations", total=self.iterations))
@@ -62,7 +66,7 @@ class SpadeCallback(TrainerCallback):
             self._bar.advance(1)
         return control
 
-    def on_save(self, args, trainer_state, control, **kwargs):
+    def on_save(self, args, state, control, **kwargs):
         """Commit the iteration: the checkpoint records what the suite holds now.
 
         With delayed designer rewards every rank first writes its pending design samples;
@@ -71,7 +75,7 @@ class SpadeCallback(TrainerCallback):
         """
         from spade_gym.selfplay.records import samples_file
 
-        target = Path(args.output_dir) / f"checkpoint-{trainer_state.global_step}"
+        target = Path(args.output_dir) / f"checkpoint-{state.global_step}"
         config = self.rollout.config
         if config.reward.designer_reward_delay and config.designer == "policy":
             target.mkdir(parents=True, exist_ok=True)
@@ -81,11 +85,11 @@ class SpadeCallback(TrainerCallback):
             tmp.replace(path)
             self.ranks.barrier()
         if self.ranks.is_main and target.is_dir():
-            state = self.rollout.state
+            spade_state = self.rollout.state
             entries = self.rollout.suite.entries()
-            state.registered = sorted(e.id for e in entries)
-            state.card_stats = {e.id: dict(e.card.stats or {}) for e in entries}
+            spade_state.registered = sorted(e.id for e in entries)
+            spade_state.card_stats = {e.id: dict(e.card.stats or {}) for e in entries}
             tmp = target / "spade_state.json.tmp"
-            tmp.write_text(json.dumps(state.to_dict()))
+            tmp.write_text(json.dumps(spade_state.to_dict()))
             tmp.replace(target / "spade_state.json")
         return control

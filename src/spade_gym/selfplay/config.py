@@ -1,7 +1,9 @@
 """Self-play configuration. No torch here: the CLI reads presets cheaply.
 
 A preset (``selfplay/presets.py``) is a complete :class:`SelfPlayConfig`; ``--set
-key=value`` overrides any field (``selfplay/overrides.py``).
+key=value`` overrides any field (``selfplay/overrides.py``). The options are declared here,
+each with what it means; the rules across them (what :meth:`SelfPlayConfig.validate` refuses)
+are :mod:`~spade_gym.selfplay.config_checks`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from spade_gym.errors import ConfigError
+from spade_gym.selfplay.config_checks import ATTENTION_KERNELS as ATTENTION_KERNELS
+from spade_gym.selfplay.config_checks import BUDGET_LOSSES as BUDGET_LOSSES
+from spade_gym.selfplay.config_checks import check_config
 from spade_gym.selfplay.rewards import RewardConfig
 
 
@@ -90,6 +95,22 @@ class SelfPlayConfig:
     designer_temperature: float = 0.7
     max_program_tokens: int = 8192
     memory_k: int = 2
+    #: Design every this many iterations (1, 1 + k, 1 + 2k, ...; the reference regenerates every
+    #: 4): in between, the agent plays the pool (the new designs among it) and the designer's
+    #: slots hold no loss unless delayed design samples are due (``reward.designer_reward_delay``).
+    design_every: int = 1
+    #: Skills each design round covers (0: all, in rotation): that many are drawn afresh each
+    #: round, the same on every rank, and the round's design groups take them in turn (the
+    #: reference draws 3 of its 6 skills per regeneration).
+    design_skills: int = 0
+    #: Self-hint (the reference's hint mode "self"): after its program, the policy writes the
+    #: hint in a second generation, prompted with the program, at ``self_hint_temperature``
+    #: (the reference's 0.3) and up to ``self_hint_max_tokens``; that hint replaces any
+    #: ``<hint>`` of the design. Not trained on. A program's own ``hint()`` still takes precedence
+    #: in play (it is part of the program).
+    self_hint: bool = False
+    self_hint_temperature: float = 0.3
+    self_hint_max_tokens: int = 4096
 
     # --- play
     #: Agent tasks per iteration, all ranks together (G episodes of one environment and seed
@@ -156,6 +177,25 @@ class SelfPlayConfig:
     #: writes a new one, before the loop commits it (``spade_state.json``), so a kill in
     #: between must still find the previous one.
     save_total_limit: int | None = 2
+    # --- memory
+    #: Token budget of one forward pass in training (None: TRL's micro-batches of
+    #: ``grpo.per_device_train_batch_size`` rows, shuffled). Set: a rank's samples are packed
+    #: into its micro-batches by length — longest first, each into the micro-batch it adds the
+    #: fewest padded tokens to — so a micro-batch holds rows of similar length, as many as the
+    #: budget allows, and no more than ``micro_batch_tokens`` padded tokens where the samples
+    #: allow it with that many micro-batches (``metrics.jsonl``: ``micro_batch_tokens_max``,
+    #: ``micro_batches_over_budget``). The number of micro-batches is still a rank's share /
+    #: ``grpo.per_device_train_batch_size`` (default 1 with a budget): every rank runs the same
+    #: number of forward and backward passes, which ZeRO-3's collectives need.
+    micro_batch_tokens: int | None = None
+    #: Pack each forward pass's samples into one sequence, no padding tokens at all, with
+    #: positions restarting per sample (transformers then masks attention per sample: with
+    #: flash attention by sequence boundaries, otherwise with a block-diagonal mask of
+    #: (tokens)^2 bytes). TRL's GRPOConfig has no padding-free option; the trainer does it.
+    padding_free: bool = False
+    #: The policy's attention kernel, passed to ``from_pretrained`` (None: transformers'
+    #: default; "auto": flash_attention_2 where the flash-attn package and a GPU are there, else sdpa).
+    attn_implementation: str | None = None
     #: Extra fields passed to TRL's GRPOConfig as they are (bf16, use_vllm, ...). The loop
     #: sets the batch itself: ``per_device_train_batch_size`` is the micro-batch (default: a
     #: rank's whole share), gradient accumulation is the rest of the share (one iteration is
@@ -177,92 +217,23 @@ class SelfPlayConfig:
     torch_threads: int | None = None
 
     def validate(self, world: int | None = None) -> None:
-        """Refuse what cannot run. With ``world`` (the number of training ranks, known once the
-        run is launched, or planned) also whether the global batch divides over them
-        (``selfplay/batch.py``)."""
-        if self.iterations < 1:
-            raise ConfigError("iterations must be >= 1")
-        if not 0.0 <= self.pool_task_share <= 1.0:
-            raise ConfigError(f"pool_task_share must lie in [0, 1], got {self.pool_task_share}")
-        if self.num_generations < 2:
-            raise ConfigError("num_generations must be >= 2 (GRPO compares samples within a group)")
-        if self.designer_groups < 0 or self.agent_groups < 0 or self.designer_groups + self.agent_groups < 1:
-            raise ConfigError("need at least one designer or agent group per iteration")
-        if self.paired_seeds < 1:
-            raise ConfigError("paired_seeds must be >= 1")
-        if self.play_concurrency < 1:
-            raise ConfigError("play_concurrency must be >= 1")
-        if self.sharding not in ("none", "zero3", "zero3-offload"):
-            raise ConfigError("sharding must be 'none', 'zero3' or 'zero3-offload'")
-        if self.vllm_gpus < 0 or self.vllm_tensor_parallel < 1 or \
-                (self.vllm_gpus and self.vllm_gpus % self.vllm_tensor_parallel):
-            raise ConfigError("vllm_gpus must be a multiple of vllm_tensor_parallel (>= 1)")
-        if self.sample_unit not in ("episode", "turn"):
-            raise ConfigError("sample_unit must be 'episode' or 'turn'")
-        if self.turn_samples < 1:
-            raise ConfigError("turn_samples must be >= 1")
-        if self.designer_targets not in ("rotate", "warmstart"):
-            raise ConfigError("designer_targets must be 'rotate' or 'warmstart'")
-        if self.designer_prompt not in ("full", "compact"):
-            raise ConfigError("designer_prompt must be 'full' or 'compact'")
-        if not 0 <= self.multi_turn_ratio <= 1:
-            raise ConfigError("multi_turn_ratio must be in [0, 1]")
-        if self.designer == "openai" and not (self.designer_base_url and self.designer_model):
-            raise ConfigError("the served designer needs designer_base_url and designer_model "
-                              "(--base-url URL --model NAME)")
-        if self.designer == "openai" and self.agent_groups < 1:
-            raise ConfigError("with a served designer only the agent trains: agent_groups must be >= 1")
-        if self.skills:
-            from spade_gym.generate.prompts import skill_by_name
+        """Refuse what cannot run (:func:`~spade_gym.selfplay.config_checks.check_config`). With
+        ``world`` (the number of training ranks, known once the run is launched, or planned) also
+        whether the global batch divides over them (``selfplay/batch.py``)."""
+        check_config(self, world)
 
-            for skill in self.skills:
-                try:
-                    found = skill_by_name(skill)
-                except ValueError as exc:
-                    raise ConfigError(str(exc)) from None
-                if self.kind != "mix" and found.kind != self.kind:
-                    raise ConfigError(f"skill {found.name!r} designs {found.kind} environments, not {self.kind} "
-                                      "ones (set kind=mix to use both)")
-        if not 0 < self.novelty_threshold <= 1:
-            raise ConfigError("novelty_threshold must be in (0, 1]")
-        if self.designer_training_delay < 0 or self.keep_rejected < 0:
-            raise ConfigError("designer_training_delay and keep_rejected must be >= 0")
-        if self.temperature <= 0:
-            raise ConfigError("temperature (the loss temperature) must be > 0")
-        if self.save_steps < 1:
-            raise ConfigError("save_steps must be >= 1 (a checkpoint every that many iterations)")
-        if self.save_total_limit is not None and self.save_total_limit < 2:
-            raise ConfigError("save_total_limit must be >= 2 (or null: keep all): TRL deletes old checkpoints "
-                              "before the new one is committed, so a kill in between needs the previous one")
-        for key in ("gradient_accumulation_steps", "steps_per_generation", "generation_batch_size"):
-            if key in self.grpo:
-                raise ConfigError(f"grpo.{key} is the loop's own setting: one iteration is one optimizer step over "
-                                  "the iteration's samples (designer_groups and agent_groups, global); choose the "
-                                  "micro-batch with grpo.per_device_train_batch_size")
+    def micro_batch_rows(self, slots_per_rank: int) -> int:
+        """Rows of one of TRL's micro-batches (its ``per_device_train_batch_size``): as set, else 1
+        with a token budget (the packer then fills a rank's share of micro-batches by tokens), else
+        a rank's whole share (one micro-batch)."""
         micro = self.grpo.get("per_device_train_batch_size")
-        if micro is not None and (not isinstance(micro, int) or isinstance(micro, bool) or micro < 1):
-            raise ConfigError("grpo.per_device_train_batch_size (the micro-batch) must be a whole number >= 1")
-        timeout = self.grpo.get("ddp_timeout", 1800)
-        if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
-            raise ConfigError("grpo.ddp_timeout must be a number of seconds > 0")
-        for key in ("save_steps", "save_total_limit", "save_strategy"):
-            if key in self.grpo:
-                hint = f"set {key}={self.grpo[key]} instead" if key != "save_strategy" else \
-                    "a checkpoint is what commits an iteration; choose how often with save_steps"
-                raise ConfigError(f"grpo.{key} is the loop's own setting: {hint}")
-        if self.designer_temperature < 0 or self.agent_temperature < 0 or self.regret_play_temperature < 0:
-            raise ConfigError("sampling temperatures must be >= 0")
-        if self.reward.designer_reward_delay and self.designer == "policy":
-            _check_delayed_designer_correction(self.grpo)
-        if self.grpo.get("use_vllm"):
-            from spade_gym.selfplay.generation import check_temperatures
+        if micro is not None:
+            return int(micro)
+        return 1 if self.micro_batch_tokens is not None else slots_per_rank
 
-            trained = {"designer": self.designer_temperature, "agent": self.agent_temperature}
-            if self.regret_plays_trained and self.regret_temperature is not None:
-                trained["regret"] = self.regret_temperature
-            check_temperatures(use_vllm=True, loss_temperature=self.temperature, role_temperatures=trained)
-        if world is not None:
-            self.check_ranks(world)
+    def designs_at(self, iteration: int) -> bool:
+        """Whether ``iteration`` (1-based) is a design round (``design_every``)."""
+        return (iteration - 1) % self.design_every == 0
 
     def check_ranks(self, world: int) -> None:
         """The global batch divides over ``world`` training ranks, and the micro-batch over a rank's share."""
@@ -339,21 +310,3 @@ class SelfPlayConfig:
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"bad self-play config: {exc}") from None
 
-
-def _check_delayed_designer_correction(grpo: dict) -> None:
-    """Delayed designer samples were drawn by a policy D updates old: on TRL's vLLM path TRL
-    importance-corrects them (the self-play trainer does elsewhere), so its correction must be
-    on and per token."""
-    if not grpo.get("use_vllm"):
-        return
-    if grpo.get("vllm_importance_sampling_correction") is False:
-        raise ConfigError("reward.designer_reward_delay > 0 trains design samples drawn by an older policy; with "
-                          "grpo.use_vllm TRL importance-corrects them only with "
-                          "grpo.vllm_importance_sampling_correction on (or set reward.designer_reward_delay=0)")
-    # A whole program's sequence-level ratio after D updates is nearly always outside the clip
-    # range: "sequence_mask" would drop every delayed design, "sequence_truncate" clip them all.
-    mode = grpo.get("vllm_importance_sampling_mode", "sequence_mask")
-    if mode not in ("token_truncate", "token_mask"):
-        raise ConfigError(f"reward.designer_reward_delay > 0 needs a per-token importance correction "
-                          f"(grpo.vllm_importance_sampling_mode=token_truncate, the reference's truncated "
-                          f"importance sampling), not {mode!r}")

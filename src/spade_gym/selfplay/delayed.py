@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from spade_gym.errors import SpadeError
 from spade_gym.selfplay.records import DesignResult, RolloutStage
-from spade_gym.selfplay.rewards import centre_per_skill, designer_reward, window_win_rate
+from spade_gym.selfplay.rewards import centre_per_skill, designer_reward, invalid_reward, window_win_rate
 
 #: (prompt, completion, logprobs, env_mask, reward, role, advantage[, stale: drawn by an older policy])
 DesignerRow = tuple
@@ -39,9 +39,15 @@ DesignerRow = tuple
 
 class DelayedDesignStage(RolloutStage):
     def _designer_rows(self, designs: list[DesignResult], design_samples: list, prompt_ids: list[list[int]],
-                       iteration: int) -> tuple[list[DesignerRow], int | None]:
+                       iteration: int, *, slots: int | None = None) -> tuple[list[DesignerRow], int | None]:
         """The designer's training rows of this iteration (collective with a delay: every rank),
-        and the iteration whose designs they train (None: no designer loss this iteration)."""
+        and the iteration whose designs they train (None: no designer loss this iteration).
+
+        ``slots``: this rank's designer slots (default: its designs of this iteration). In an
+        iteration that designs nothing (``design_every``) they are padding, unless delayed
+        design samples are due. Dropped designs (``reward.invalid_designs="drop"``) keep their
+        slot with no loss and a None reward.
+        """
         config = self.config
         G = config.num_generations
         train_designer = iteration > config.designer_training_delay
@@ -49,12 +55,18 @@ class DelayedDesignStage(RolloutStage):
         current = [(prompt_ids[group], sample, design)
                    for group, samples in enumerate(design_samples)
                    for design, sample in zip(designs[group * G:(group + 1) * G], samples)]
+        slots = len(current) if slots is None else slots
+        padding: list[DesignerRow] = ([([], [], [], [], 0.0, "designer", None)] * (slots - len(current))
+                                      if len(current) < slots else [])
         if delay == 0:
             # Before the designer's training starts (designer_training_delay), designs are
             # still sampled and scored but carry no loss.
-            return ([(prompt, s.completion_ids, s.logprobs, [1 if train_designer else 0] * len(s.completion_ids),
-                      d.reward, "designer", d.advantage) for prompt, s, d in current],
-                    iteration if train_designer else None)
+            rows = []
+            for prompt, s, d in current:
+                loss = train_designer and not self._dropped(d)
+                rows.append((prompt, s.completion_ids, s.logprobs, [1 if loss else 0] * len(s.completion_ids),
+                             None if self._dropped(d) else d.reward, "designer", d.advantage))
+            return rows + padding, iteration if train_designer and current else None
         self._keep_designs(current, designs, iteration)
         drawn = iteration - delay
         state = self.state
@@ -64,16 +76,22 @@ class DelayedDesignStage(RolloutStage):
         state.pending_samples = [p for p in state.pending_samples if p["iteration"] > drawn]
         mine = self._score_delayed(due)
         if not due:
-            # Nothing drawn D iterations ago yet: the slots hold this iteration's designs, no loss.
+            # Nothing drawn D iterations ago: the slots hold this iteration's designs (if any), no loss.
             return ([(prompt, s.completion_ids, s.logprobs, [0] * len(s.completion_ids), d.reward, "designer", None)
-                     for prompt, s, d in current], None)
-        if not len(mine) == len(samples) == len(current):
+                     for prompt, s, d in current] + padding, None)
+        if not len(mine) == len(samples) == slots:
             raise SpadeError(f"rank {self.ranks.rank} holds {len(samples)} design samples of iteration {drawn} "
-                             f"for {len(mine)} pending designs, and the designer has {len(current)} slots "
+                             f"for {len(mine)} pending designs, and the designer has {slots} slots "
                              "(designer_groups, num_generations or the number of ranks changed during the run?)")
         return ([(sample["prompt_ids"], sample["completion_ids"], sample["logprobs"],
-                  [1 if train_designer else 0] * len(sample["completion_ids"]), reward, "designer", advantage, True)
+                  [1 if train_designer and reward is not None else 0] * len(sample["completion_ids"]), reward,
+                  "designer", advantage, True)
                  for sample, (_, reward, advantage) in zip(samples, mine)], drawn if train_designer else None)
+
+    def _dropped(self, design: DesignResult) -> bool:
+        """An invalid design under ``reward.invalid_designs="drop"``: its samples carry no loss."""
+        return self.config.reward.invalid_designs == "drop" and \
+            (design.reward is None or (not design.valid and design.duplicate_of is None))
 
     def _keep_designs(self, current: list, designs: list[DesignResult], iteration: int) -> None:
         """Keep this iteration's design samples (this rank's) and what scores them (every rank's).
@@ -82,39 +100,41 @@ class DelayedDesignStage(RolloutStage):
         another design of the batch, the original's (on whichever rank that was played).
         """
         originals = {}
-        for key, env_id, regret, win_rate in self.ranks.gather(
-                [[[d.rank, d.index], d.env_id, d.regret, d.win_rate] for d in designs if d.valid]):
-            originals[tuple(key)] = (env_id, regret, win_rate)
+        for key, env_id, regret, win_rate, hung in self.ranks.gather(
+                [[[d.rank, d.index], d.env_id, d.regret, d.win_rate, d.step_timeout] for d in designs if d.valid]):
+            originals[tuple(key)] = (env_id, regret, win_rate, hung)
         scoring = []
         for prompt, sample, design in current:
             source = (design.rank, design.index) if design.valid else \
                 tuple(design.duplicate_of) if design.duplicate_of is not None else None
-            env_id, regret, win_rate = originals.get(source, (None, None, None)) if source is not None \
-                else (None, None, None)
+            env_id, regret, win_rate, hung = originals.get(source, (None, None, None, False)) \
+                if source is not None else (None, None, None, False)
             scoring.append({"iteration": iteration, "rank": self.ranks.rank, "skill": design.skill,
-                            "env_id": env_id, "regret": regret, "win_rate_at_design": win_rate})
+                            "env_id": env_id, "regret": regret, "win_rate_at_design": win_rate,
+                            "step_timeout": bool(hung)})
             self.state.pending_samples.append({"iteration": iteration, "prompt_ids": list(prompt),
                                                "completion_ids": list(sample.completion_ids),
                                                "logprobs": list(sample.logprobs)})
         self.state.pending_designs += self.ranks.gather(scoring)
 
-    def _score_delayed(self, due: list[dict]) -> list[tuple[dict, float, float | None]]:
+    def _score_delayed(self, due: list[dict]) -> list[tuple[dict, float | None, float | None]]:
         """This rank's due samples with their reward (and per-skill centred advantage), scored now.
 
         ``due`` holds every rank's designs, so the per-skill means are those of all ranks
         (no collective needed: every rank holds the same list and the same plays).
         """
         config = self.config.reward
-        rewards = []
+        rewards: list[float | None] = []
         for p in due:
             if p["env_id"] is None:
-                rewards.append(designer_reward(False, config=config))
+                rewards.append(invalid_reward(config))  # None: dropped (reward.invalid_designs="drop")
                 continue
             # The plays from its own iteration on: its paired no-hint plays and the agent's since.
             win_rate = window_win_rate(self.state.plays, p["env_id"], since=p["iteration"])
             if win_rate is None:
                 win_rate = p["win_rate_at_design"]
-            rewards.append(designer_reward(True, regret=p["regret"], win_rate=win_rate, config=config))
+            rewards.append(designer_reward(True, regret=p["regret"], win_rate=win_rate, config=config,
+                                           step_timeout=bool(p.get("step_timeout"))))
         advantages: list[float | None] = [None] * len(due)
         if config.skill_centring:
             advantages = list(centre_per_skill([(p["skill"], r) for p, r in zip(due, rewards)]))

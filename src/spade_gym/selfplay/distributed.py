@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from spade_gym.errors import SpadeError
 
@@ -116,7 +117,7 @@ class Ranks:
         if "gloo" not in _OBJECT_GROUP:
             from datetime import timedelta
 
-            kwargs = {"timeout": timedelta(seconds=self.timeout_s)} if self.timeout_s else {}
+            kwargs: dict[str, Any] = {"timeout": timedelta(seconds=self.timeout_s)} if self.timeout_s else {}
             _OBJECT_GROUP["gloo"] = dist.new_group(backend="gloo", **kwargs)
         return dist, _OBJECT_GROUP["gloo"]
 

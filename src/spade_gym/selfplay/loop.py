@@ -7,7 +7,7 @@ TensorBoard, ``accelerate``/DeepSpeed scaling, vLLM generation — comes with it
 
 Two entry points, :func:`start_selfplay` and :func:`resume_selfplay`, over small steps.
 
-Run directory layout::
+Run directory layout (its files are read and written by :mod:`~spade_gym.selfplay.run_directory`)::
 
     config.json         the resolved configuration (a resume reuses it)
     warmstart/          the warm-started model + tokenizer (CPU presets); warmstart/DONE
@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import time
 from pathlib import Path
@@ -44,9 +43,21 @@ from typing import Any
 
 from spade_gym.errors import ConfigError
 from spade_gym.selfplay.config import SelfPlayConfig
+from spade_gym.selfplay.run_directory import (
+    STATE_FILE,
+    latest_checkpoint,
+    pending_samples,
+    roll_back,
+    run_summary,
+    truncate_metrics,
+    write_json,
+    write_model_card,
+)
 
-STATE_FILE = "spade_state.json"
 WARMSTART_DONE = "DONE"
+#: Two run-directory steps under the names they had here (tests import them from the loop).
+_pending_samples, _roll_back = pending_samples, roll_back
+
 
 
 # ------------------------------------------------------------------ entry points
@@ -64,7 +75,7 @@ def start_selfplay(config: SelfPlayConfig, output_dir: str | os.PathLike, *, pro
         if run_dir.exists() and any(run_dir.iterdir()):
             raise ConfigError(f"{run_dir} is not empty; use --resume to continue that run, or a new --output")
         run_dir.mkdir(parents=True, exist_ok=True)
-        _write_json(run_dir / "config.json", config.to_dict())
+        write_json(run_dir / "config.json", config.to_dict())
     ranks.barrier()
     return _run(config, run_dir, None, _state_class()(), ranks, progress)
 
@@ -88,11 +99,11 @@ def resume_selfplay(output_dir: str | os.PathLike, *, iterations: int | None = N
     state = _state_class()()
     if checkpoint is not None:
         state = _state_class().from_dict(json.loads((checkpoint / STATE_FILE).read_text()))
-        state.pending_samples = _pending_samples(checkpoint, ranks.rank, state)
+        state.pending_samples = pending_samples(checkpoint, ranks.rank, state)
     if ranks.is_main:
-        _roll_back(run_dir, state)
-        _truncate_metrics(run_dir / "metrics.jsonl", state.iteration)
-        _write_json(config_path, config.to_dict())
+        roll_back(run_dir, state)
+        truncate_metrics(run_dir / "metrics.jsonl", state.iteration)
+        write_json(config_path, config.to_dict())
     ranks.barrier()
     return _run(config, run_dir, checkpoint, state, ranks, progress)
 
@@ -102,11 +113,6 @@ def _uses_cpu(config: SelfPlayConfig) -> bool:
 
     return bool(config.grpo.get("use_cpu")) or not torch.cuda.is_available()
 
-
-def latest_checkpoint(run_dir: Path) -> Path | None:
-    checkpoints = [p for p in Path(run_dir).glob("checkpoint-*") if re.fullmatch(r"checkpoint-\d+", p.name)
-                   and (p / STATE_FILE).is_file()]
-    return max(checkpoints, key=lambda p: int(p.name.split("-")[1]), default=None)
 
 
 # ------------------------------------------------------------------ steps
@@ -139,10 +145,10 @@ def _run(config: SelfPlayConfig, run_dir: Path, checkpoint: Path | None, state, 
     if not ranks.is_main:
         return {}
     tokenizer.save_pretrained(run_dir / "final")
-    metrics = _truncate_metrics(run_dir / "metrics.jsonl", config.iterations)
-    summary = _summary(config, run_dir, metrics, train_seconds, phases)
-    _write_model_card(run_dir / "final", config, summary)
-    _write_json(run_dir / "summary.json", summary)
+    metrics = truncate_metrics(run_dir / "metrics.jsonl", config.iterations)
+    summary = run_summary(config, run_dir, metrics, train_seconds, phases)
+    write_model_card(run_dir / "final", config, summary)
+    write_json(run_dir / "summary.json", summary)
     return summary
 
 
@@ -178,7 +184,7 @@ def _ensure_warm_start(config: SelfPlayConfig, run_dir: Path, seed_entries, rank
             phases["warmstart_s"] = round(time.monotonic() - t, 1)
         model.save_pretrained(model_dir)
         tokenizer.save_pretrained(model_dir)
-        _write_json(done, phases)
+        write_json(done, phases)
     ranks.barrier()
     return json.loads(done.read_text())
 
@@ -188,7 +194,29 @@ def _load_policy(config: SelfPlayConfig, run_dir: Path):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     source = run_dir / "warmstart" if config.model == "tiny" else config.model
-    return AutoModelForCausalLM.from_pretrained(source), AutoTokenizer.from_pretrained(source)
+    kwargs = {}
+    if config.attn_implementation is not None:
+        kwargs["attn_implementation"] = resolve_attention(config.attn_implementation)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(source, **kwargs)
+    except (ImportError, ValueError) as exc:
+        if not kwargs:
+            raise
+        raise ConfigError(f"attn_implementation={config.attn_implementation!r} "
+                          f"({kwargs['attn_implementation']}) cannot load {source}: {exc}") from None
+    return model, AutoTokenizer.from_pretrained(source)
+
+
+def resolve_attention(name: str) -> str:
+    """``attn_implementation="auto"``: flash attention where its package and a GPU are there
+    (variable-length kernels: a packed micro-batch costs no (tokens)^2 mask), else sdpa."""
+    if name != "auto":
+        return name
+    import importlib.util
+
+    import torch
+
+    return "flash_attention_2" if torch.cuda.is_available() and importlib.util.find_spec("flash_attn") else "sdpa"
 
 
 def _build_trainer(config: SelfPlayConfig, run_dir: Path, model, tokenizer, rollout, ranks, progress):
@@ -201,14 +229,16 @@ def _build_trainer(config: SelfPlayConfig, run_dir: Path, model, tokenizer, roll
     from spade_gym.selfplay.trainer import SpadeGRPOTrainer
 
     def spade_reward(prompts, completions, spade_reward, **kwargs):
-        return [float(r) for r in spade_reward]
+        # None: a dropped design (reward.invalid_designs="drop"): TRL leaves it out of its
+        # group's baseline and gives it no advantage.
+        return [None if r is None else float(r) for r in spade_reward]
 
     layout = batch_layout(config, ranks.world)
     slots = Dataset.from_list([{"prompt": [{"role": "user", "content": "spade-gym self-play slot"}]}]
                               * max(64, layout.slots * 4))
     # One iteration is one optimizer step over a rank's whole share: the micro-batch
     # (grpo.per_device_train_batch_size, default the share) times the accumulation steps.
-    micro = int(config.grpo.get("per_device_train_batch_size", layout.slots_per_rank))
+    micro = config.micro_batch_rows(layout.slots_per_rank)
     grpo_args: dict[str, Any] = dict(
         output_dir=str(run_dir),
         per_device_train_batch_size=micro,
@@ -239,17 +269,34 @@ def _build_trainer(config: SelfPlayConfig, run_dir: Path, model, tokenizer, roll
     callback = SpadeCallback(rollout, run_dir / "metrics.jsonl", ranks=ranks, progress=progress,
                              iterations=config.iterations)
     trainer = SpadeGRPOTrainer(model=model, reward_funcs=spade_reward, args=args, train_dataset=slots,
-                               processing_class=tokenizer, rollout_func=rollout)
+                               processing_class=tokenizer, rollout_func=rollout,
+                               micro_batch_tokens=config.micro_batch_tokens, padding_free=config.padding_free)
     if config.sharding != "none" and ranks.world > 1 and not (trainer.is_deepspeed_enabled or trainer.is_fsdp_enabled):
         progress.log(f"warning: preset {config.preset} assumes sharded training state (sharding={config.sharding}: "
                      "DeepSpeed ZeRO-3 or FSDP), but this launch is plain DDP: every rank holds the whole policy "
                      "and Adam's state. Launch with accelerate's --config_file (see docs/selfplay.md), or check "
                      "--plan's memory with --set sharding=none")
+    if config.reward.invalid_designs == "drop":
+        # A dropped design's None reward is the rule, not a mistake: TRL would log a warning with
+        # the whole completion (the program) for every one of them.
+        import logging
+
+        logging.getLogger("trl.trainer.grpo_trainer").addFilter(_NONE_REWARD_FILTER)
     # First in line, so the spade metrics it adds to each log reach TensorBoard too.
     trainer.callback_handler.callbacks.insert(0, callback)
     # The raw log dicts printed on every step say nothing the progress and summary do not.
     trainer.remove_callback(PrinterCallback)
     return trainer
+
+
+class _NoneRewardFilter:
+    """Drops TRL's "All reward functions returned None" warning (see ``_build_trainer``)."""
+
+    def filter(self, record) -> bool:
+        return not str(record.getMessage()).startswith("All reward functions returned None")
+
+
+_NONE_REWARD_FILTER = _NoneRewardFilter()
 
 
 # ------------------------------------------------------------------ run directory
@@ -258,109 +305,6 @@ def _state_class():
     from spade_gym.selfplay.rollout import RunState
 
     return RunState
-
-
-def _pending_samples(checkpoint: Path, rank: int, state) -> list[dict]:
-    """This rank's delayed design samples saved with ``checkpoint`` (written before its state)."""
-    from spade_gym.selfplay.records import samples_file
-
-    if not any(p["rank"] == rank for p in state.pending_designs):
-        return []
-    path = checkpoint / samples_file(rank)
-    if not path.is_file():
-        raise ConfigError(f"{checkpoint} holds pending designs of rank {rank} but not their samples "
-                          f"({path.name}); resume with the run's number of processes")
-    return json.loads(path.read_text())
-
-
-def _roll_back(run_dir: Path, state) -> None:
-    """Remove what an iteration after the checkpoint registered or rejected."""
-    from spade_gym.registry import Suite
-
-    committed = set(state.registered)
-    suite = Suite(run_dir / "suite")
-    for entry in suite.entries() if suite.path.exists() else []:
-        if entry.id not in committed:
-            shutil.rmtree(entry.directory)
-        elif entry.id in state.card_stats and (entry.card.stats or {}) != state.card_stats[entry.id]:
-            # an iteration after the checkpoint refreshed this card (its window win rate)
-            suite.update_card(entry, stats=state.card_stats[entry.id])
-    for path in (run_dir / "rejected").glob("iter*") if (run_dir / "rejected").exists() else []:
-        match = re.match(r"iter(\d+)-", path.name)
-        if match and int(match.group(1)) > state.iteration:
-            path.unlink()
-
-
-def _truncate_metrics(path: Path, iterations: int) -> list[dict]:
-    if not path.exists():
-        return []
-    kept = []
-    for line in path.read_text().splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue  # a line cut by a kill
-        if row.get("iteration", 0) <= iterations:
-            kept.append(row)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(json.dumps(m) + "\n" for m in kept))
-    tmp.replace(path)
-    return kept
-
-
-def _summary(config: SelfPlayConfig, run_dir: Path, metrics: list[dict], train_seconds: float, phases: dict) -> dict:
-    def mean(key):
-        values = [m[key] for m in metrics if m.get(key) is not None]
-        return round(sum(values) / len(values), 4) if values else None
-
-    return {
-        "run_dir": str(run_dir), "suite": str(run_dir / "suite"), "preset": config.preset, "model": config.model,
-        "iterations": len(metrics),
-        "designed": sum(m.get("designed", 0) for m in metrics),
-        "valid": sum(m.get("valid", 0) for m in metrics),
-        "registered": [env_id for m in metrics for env_id in m.get("registered", [])],
-        "failed_checks": _sum_counts(m.get("failed_checks", {}) for m in metrics),
-        "regret_mean": mean("regret_mean"),
-        "agent_return_mean": mean("agent_return_mean"),
-        "agent_win_rate_suite": mean("agent_win_rate_suite"),
-        "train_seconds": round(train_seconds, 1), **{k: v for k, v in phases.items() if k.endswith("_s")},
-    }
-
-
-def _sum_counts(dicts) -> dict:
-    out: dict[str, int] = {}
-    for d in dicts:
-        for k, v in d.items():
-            out[k] = out.get(k, 0) + v
-    return out
-
-
-def _write_model_card(final_dir: Path, config: SelfPlayConfig, summary: dict) -> None:
-    """Our own card in place of TRL's generated one (which names no base model)."""
-    base = "a tiny model built and warm-started locally (see warmstart/)" if config.model == "tiny" else \
-        f"[{config.model}](https://huggingface.co/{config.model})" if "/" in config.model and \
-        not Path(config.model).exists() else f"`{config.model}`"
-    registered = summary["registered"]
-    text = "\n".join([
-        "---", "library_name: transformers", "tags: [spade-gym, self-play, grpo, trl]", "---", "",
-        "# spade-gym self-play policy", "",
-        f"Trained by `spade-gym selfplay` (preset `{config.preset}`) from {base}: one policy that designs text "
-        "environments (rewarded by hint regret) and plays them (rewarded by its return), with GRPO in TRL.", "",
-        f"* iterations: {summary['iterations']}",
-        f"* designs: {summary['designed']}, valid: {summary['valid']}, registered: {len(set(registered))} "
-        f"(in `{summary['suite']}`)",
-        f"* mean hint regret: {summary['regret_mean']}; mean agent return: {summary['agent_return_mean']}",
-        "* configuration: `config.json` in the run directory; curves and tables: `spade-gym report RUN_DIR`", "",
-    ])
-    # The run directory's README.md is TRL's generated card otherwise ("fine-tuned version of [None]").
-    for path in (final_dir / "README.md", final_dir.parent / "README.md"):
-        path.write_text(text, encoding="utf-8")
-
-
-def _write_json(path: Path, data) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2))
-    tmp.replace(path)
 
 
 def _require_training_extra() -> None:

@@ -1,6 +1,7 @@
 """What one self-play iteration costs, before the first GPU hour (``spade-gym selfplay --plan``).
 
-Pure arithmetic on the configuration and stated assumptions: no torch, no model download.
+Pure arithmetic on the configuration and stated assumptions
+(:mod:`~spade_gym.selfplay.plan_assumptions`): no torch, no model download.
 Every count is global (all ranks), as the batch is (:mod:`~spade_gym.selfplay.batch`).
 The formulas, also in docs/selfplay.md ("Planning a run"):
 
@@ -54,10 +55,11 @@ per token; the plan reports how many sequences of the longest sample fit. With
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field
 
 from spade_gym.errors import ConfigError
 from spade_gym.selfplay.batch import assign_regret_plays, batch_layout
+from spade_gym.selfplay.plan_assumptions import Assumptions, parse_assumptions
 from spade_gym.selfplay.plan_models import KNOWN_MODELS, ModelShape, model_shape
 
 __all__ = ["KNOWN_MODELS", "Assumptions", "ModelShape", "Plan", "RolePlan", "format_plan", "model_shape",
@@ -71,68 +73,6 @@ def format_plan(plan: Plan) -> str:
     from spade_gym.selfplay.plan_format import format_plan as format_
 
     return format_(plan)
-
-
-@dataclass(frozen=True)
-class Assumptions:
-    """What the plan cannot know from the config; every one is printed with the plan."""
-
-    #: Decode tokens/s of one generation GPU at full batch (vLLM, bf16). 4,000: an 8B model on
-    #: an H100 80 GB with ~90 sequences of ~4k context in the KV cache (memory-bandwidth bound:
-    #: (16 GB of weights + ~55 GB of KV) read per step at 3.35 TB/s, ~22 ms a step).
-    tokens_per_s: float = 4000.0
-    #: Decode tokens/s of one sequence in that batch (the same step time: ~45).
-    seq_tokens_per_s: float = 45.0
-    #: Mean turns per episode (None: max_turns, every episode runs to the limit).
-    turns: float | None = None
-    #: Share of max_turn_tokens / max_program_tokens a reply / a design generates (1: the cap).
-    turn_fill: float = 1.0
-    program_fill: float = 1.0
-    #: Share of designs that validate (and are played for regret).
-    valid_fraction: float = 0.5
-    #: Prompt tokens: a design prompt (the full prompt with its frontier memory), an
-    #: episode's first observation, each later turn's feedback, and a reply once its
-    #: reasoning is stripped (what per-turn prompts grow by).
-    design_prompt_tokens: int = 4000
-    first_prompt_tokens: int = 600
-    feedback_tokens: int = 300
-    visible_reply_tokens: int = 200
-    #: Dense bf16 FLOP/s of one GPU (H100 SXM: 989e12) and the share training reaches.
-    gpu_flops: float = 989e12
-    mfu: float = 0.35
-    gpu_memory_gb: float = 80.0
-    #: Share of a vLLM GPU's memory vLLM takes (its gpu_memory_utilization).
-    vllm_memory_fraction: float = 0.9
-    #: Seconds to validate one design (one sandbox worker), and workers per rank (selfplay/admission.py: 4).
-    validate_s: float = 20.0
-    validate_workers: int = 4
-    #: Weight push to the vLLM server (GB/s, TRL streams parameter by parameter over NCCL).
-    sync_gb_per_s: float = 5.0
-    #: Parameters per second one rank's host-side Adam updates (sharding=zero3-offload).
-    cpu_adam_params_per_s: float = 1e9
-
-
-def parse_assumptions(items: list[str], base: Assumptions | None = None) -> Assumptions:
-    """``KEY=VALUE`` strings (``--assume``) over ``base``."""
-    out = base or Assumptions()
-    names = {f.name: f for f in fields(Assumptions)}
-    for item in items:
-        key, sep, value = item.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or key not in names:
-            raise ConfigError(f"--assume {item!r}: expected KEY=VALUE with KEY one of {', '.join(names)}")
-        parsed: float | int | None
-        try:
-            parsed = None if value.strip().lower() in ("null", "none") and key == "turns" else float(value)
-        except ValueError:
-            raise ConfigError(f"--assume {key}={value!r}: expected a number") from None
-        if parsed is not None and (not math.isfinite(parsed) or parsed <= 0):
-            raise ConfigError(f"--assume {key}={value}: must be a number > 0")
-        if key in ("design_prompt_tokens", "first_prompt_tokens", "feedback_tokens", "visible_reply_tokens",
-                   "validate_workers") and parsed is not None:
-            parsed = int(parsed)
-        out = replace(out, **{key: parsed})  # type: ignore[arg-type]
-    return out
 
 
 @dataclass
@@ -170,10 +110,23 @@ class Plan:
     memory_gb: dict
     vllm_memory_gb: dict
     notes: list[str] = field(default_factory=list)
+    #: ``design_every``, and the time of an iteration between design rounds (None when every one designs).
+    design_every: int = 1
+    between_s: float | None = None
+    #: Micro-batches (forward and backward passes) per rank and optimizer step.
+    micro_batches: int = 1
 
     @property
     def iteration_s(self) -> float:
+        """A design iteration (the plan's tables)."""
         return sum(self.generation_s.values()) + self.validation_s + self.sync_s + self.training_s + self.optimizer_s
+
+    @property
+    def mean_iteration_s(self) -> float:
+        """Over a cycle of ``design_every`` iterations: one that designs, the others that do not."""
+        if self.between_s is None:
+            return self.iteration_s
+        return (self.iteration_s + (self.design_every - 1) * self.between_s) / self.design_every
 
     @property
     def fits(self) -> bool:
@@ -183,13 +136,17 @@ class Plan:
     def to_dict(self) -> dict:
         out = asdict(self)
         out["iteration_s"] = round(self.iteration_s, 1)
+        out["mean_iteration_s"] = round(self.mean_iteration_s, 1)
         out["fits"] = self.fits
         return out
 
 
 def plan_iteration(config, *, gpus: int, vllm_gpus: int | None = None,
-                   assumptions: Assumptions | None = None) -> Plan:
-    """The cost of one iteration of ``config`` on ``gpus`` GPUs (see the module docstring)."""
+                   assumptions: Assumptions | None = None, designing: bool = True) -> Plan:
+    """The cost of one iteration of ``config`` on ``gpus`` GPUs (see the module docstring): one
+    that designs; with ``design_every > 1`` the plan also gives an iteration between design
+    rounds (``between_s``: no designs, no validation, no regret plays, every agent task from
+    the pool) and the mean over a cycle. ``designing=False`` plans such an iteration alone."""
     a = assumptions or Assumptions()
     shape = model_shape(config)
     grpo = config.grpo
@@ -214,12 +171,16 @@ def plan_iteration(config, *, gpus: int, vllm_gpus: int | None = None,
     turns = min(turns, float(config.max_turns))
     reply = a.turn_fill * config.max_turn_tokens
 
-    # --- designs
-    n_designs = config.designer_groups * G
+    # --- designs (none between design rounds: their slots are padding then)
+    n_designs = config.designer_groups * G if designing else 0
     program = a.program_fill * config.max_program_tokens
     designer = RolePlan("designer", prompts=n_designs, episodes=0, samples=0 if served else n_designs,
                         tokens_generated=0 if served else n_designs * program,
                         tokens_trained=0 if served else n_designs * (a.design_prompt_tokens + program))
+    # self-hint: a second generation per design, prompted with its program; not trained
+    hint = a.hint_fill * config.self_hint_max_tokens
+    hints = RolePlan("designer: hints", prompts=n_designs, episodes=0, samples=0, tokens_generated=n_designs * hint,
+                     tokens_trained=0) if config.self_hint else None
 
     # --- one episode: generated tokens, and its training samples' tokens
     if config.sample_unit == "turn":
@@ -244,8 +205,8 @@ def plan_iteration(config, *, gpus: int, vllm_gpus: int | None = None,
 
     valid = a.valid_fraction * n_designs
     K = config.paired_seeds
-    # a share of the agent's tasks always comes from the pool (pool_task_share, per rank in the loop)
-    room = config.agent_groups - math.floor(config.pool_task_share * config.agent_groups)
+    # a share of the agent's tasks always comes from the pool (pool_task_share, of all ranks' tasks)
+    room = sum(s.regret_capacity for s in layout.shares)
     trained_regret = min(valid, room) if config.regret_plays_trained else 0.0
     regret = RolePlan("agent: regret plays", prompts=2 * valid * K * turns, episodes=2 * valid * K,
                       samples=trained_regret * G * per_task, tokens_generated=2 * valid * K * episode_tokens,
@@ -254,13 +215,13 @@ def plan_iteration(config, *, gpus: int, vllm_gpus: int | None = None,
     tasks = RolePlan("agent: task plays", prompts=pool_tasks * G * turns, episodes=pool_tasks * G,
                      samples=pool_tasks * G * per_task, tokens_generated=pool_tasks * G * episode_tokens,
                      tokens_trained=pool_tasks * G * episode_trained)
-    roles = [designer, regret, tasks]
+    roles = [designer, *([hints] if hints else []), regret, tasks]
 
     # --- per-rank shares (the busiest rank sets the latency and, colocated, the throughput)
-    design_ranks = [s.design_groups * G for s in layout.shares]
+    design_ranks = [s.design_groups * G if designing else 0 for s in layout.shares]
     n_valid = round(valid)
     owners = [r for r, s in enumerate(layout.shares) for _ in range(s.design_groups * G)][:n_valid]
-    capacities = [s.agent_tasks for s in layout.shares]
+    capacities = [s.regret_capacity for s in layout.shares]
     regret_plan = assign_regret_plays([(f"d{i}", K) for i in range(len(owners))], capacities,
                                       whole_groups=config.regret_plays_trained)
     regret_ranks = [len(p) for p in regret_plan]
@@ -291,18 +252,25 @@ def plan_iteration(config, *, gpus: int, vllm_gpus: int | None = None,
         "task plays": phase(tasks.tokens_generated, [c * episode_tokens for c in pool_ranks],
                             waves(pool_ranks) * turn_latency),
     }
+    if hints is not None:
+        generation["hints"] = phase(hints.tokens_generated, [d * hint for d in design_ranks],
+                                    config.self_hint_max_tokens / a.seq_tokens_per_s if n_designs else 0.0)
     validation = math.ceil(max(design_ranks) / a.validate_workers) * a.validate_s if n_designs else 0.0
     sync = shape.params * 2 / (a.sync_gb_per_s * GB) if mode == "server" else 0.0
 
     # --- training
-    micro = int(grpo.get("per_device_train_batch_size", layout.slots_per_rank))
+    micro = config.micro_batch_rows(layout.slots_per_rank)
+    micro_batches = layout.slots_per_rank // micro
+    budget = config.micro_batch_tokens
+    # Rows at their own length: one per micro-batch (trimmed), packed by length under a budget, or packed.
+    own_length = micro == 1 or budget is not None or config.padding_free
     prompt_max = max(a.design_prompt_tokens if not served and n_designs else 0, agent_prompt_max)
     completion_max = max(config.max_program_tokens if not served and n_designs else 0, agent_completion_max)
     padded_width = prompt_max + completion_max
     longest = max(a.design_prompt_tokens + config.max_program_tokens if not served and n_designs else 0,
                   longest_agent)
     # One sample per micro-batch: the trainer trims it to its own length; else TRL's padded width.
-    padded_length = longest if micro == 1 else padded_width
+    padded_length = longest if own_length else padded_width
     passes = 3 + (1 if grpo.get("gradient_checkpointing") else 0) + (1 if use_vllm else 0) + \
         (1 if config.beta else 0)
     q_dim = shape.heads * shape.head_dim
@@ -310,7 +278,7 @@ def plan_iteration(config, *, gpus: int, vllm_gpus: int | None = None,
     def flops(tokens: float, length: float) -> float:
         return tokens * (2 * shape.active_params + 2 * shape.layers * q_dim * length)
 
-    if micro == 1:
+    if own_length:
         work = flops(designer.tokens_trained, a.design_prompt_tokens + program) + \
             sum(flops(r.tokens_trained, longest_agent) for r in (regret, tasks))
     else:
@@ -325,23 +293,31 @@ def plan_iteration(config, *, gpus: int, vllm_gpus: int | None = None,
         state += shape.params * (2 / shards if sharded else 4)
     gathered = 2 * (2 * shape.layer_params + shape.embedding_params) if sharded else 0
     optimizer = shape.params / shards / a.cpu_adam_params_per_s if config.sharding == "zero3-offload" else 0.0
-    T = micro * padded_length
+    rank_tokens = sum(r.tokens_trained for r in roles) / train_ranks
+    if budget is not None:
+        # The packer holds each micro-batch to the budget where the rank's tokens fit its
+        # micro-batches; a sample longer than the budget, or too many tokens, exceed it.
+        T = max(budget, longest, math.ceil(rank_tokens / micro_batches))
+    else:
+        T = micro * padded_length  # TRL's random micro-batches: at worst each row as wide as the widest
     layer = T * 2 * (6 * shape.hidden + 4 * shape.mlp_width)
     if grpo.get("gradient_checkpointing"):
         activations = T * shape.hidden * 2 * shape.layers + layer + T * shape.hidden * 4
     else:
         activations = shape.layers * layer + T * shape.hidden * 4
+    attention = _attention_bytes(config, shape, T, padded_length)
+    activations += attention
     subtotal = state + gathered + activations
     peak = subtotal * 1.1 + 2 * GB
     memory = {"state": state / GB, "gathered": gathered / GB, "activations": activations / GB, "peak": peak / GB,
-              "micro_batch_tokens": T,
+              "micro_batch_tokens": T, "attention": attention / GB, "budget": budget,
               "host_per_rank": shape.params * 12 / shards / GB if config.sharding == "zero3-offload" else 0.0}
     vllm_memory = {}
     if mode in ("server", "colocate"):
         weights = shape.params * 2 / tp
-        room = a.gpu_memory_gb * GB * a.vllm_memory_fraction - weights - 2 * GB
-        kv_tokens = max(0.0, room) / (shape.kv_bytes_per_token / tp)
-        vllm_memory = {"weights": weights / GB, "kv_cache": max(0.0, room) / GB, "kv_tokens": int(kv_tokens),
+        kv_room = a.gpu_memory_gb * GB * a.vllm_memory_fraction - weights - 2 * GB
+        kv_tokens = max(0.0, kv_room) / (shape.kv_bytes_per_token / tp)
+        vllm_memory = {"weights": weights / GB, "kv_cache": max(0.0, kv_room) / GB, "kv_tokens": int(kv_tokens),
                        "sequences_at_longest": int(kv_tokens // max(1, longest))}
     notes = []
     if layout.padding_slots:
@@ -355,13 +331,52 @@ def plan_iteration(config, *, gpus: int, vllm_gpus: int | None = None,
         notes.append(f"Adam's state in host memory: {memory['host_per_rank']:.0f} GB per rank")
     if mode == "colocate" and vllm_memory:
         notes.append("colocated: vLLM and training share each GPU (vLLM sleeps during the update)")
-    if micro > 1:
+    if micro > 1 and not own_length:
         notes.append(f"micro-batches of {micro} are padded to the batch's widest prompt + completion "
-                     f"({padded_width:,} tokens); per_device_train_batch_size=1 trains each sample at its own length")
+                     f"({padded_width:,} tokens); per_device_train_batch_size=1 or micro_batch_tokens trains each "
+                     "sample at its own length")
+    if budget is not None:
+        notes.append(f"micro_batch_tokens={budget:,}: {micro_batches} micro-batch(es) per rank, rows packed by length "
+                     f"(~{rank_tokens:,.0f} trained tokens a rank)" + (
+                         f"; the longest sample ({longest:,}) exceeds the budget" if longest > budget else "") + (
+                         "; the rank's tokens do not fit that many micro-batches at the budget: lower "
+                         "grpo.per_device_train_batch_size" if rank_tokens > budget * micro_batches else ""))
+    if config.padding_free and _flash(config) is False:
+        notes.append("padding_free without flash attention: each packed pass builds a (tokens)^2 mask "
+                     f"({attention / GB:.1f} GB at {T:,} tokens); set attn_implementation=auto or flash_attention_2")
+    if config.self_hint:
+        notes.append(f"self_hint: {n_designs:,} hints of up to {config.self_hint_max_tokens:,} tokens, written after "
+                     "the designs (not trained)")
     return Plan(preset=config.preset, model=shape.name, params=shape.params, active_params=shape.active_params,
                 gpus=gpus, vllm_gpus=vllm_gpus, train_ranks=train_ranks, mode=mode, sharding=config.sharding,
                 assumptions=asdict(a),
                 roles=roles, samples_per_step=layout.slots, padding_samples=layout.padding_slots, micro_batch=micro,
                 padded_length=padded_length, generation_s=generation, validation_s=validation, sync_s=sync,
                 training_s=training, optimizer_s=optimizer, memory_gb=memory, vllm_memory_gb=vllm_memory,
-                notes=notes)
+                notes=notes, design_every=config.design_every, micro_batches=micro_batches,
+                between_s=plan_iteration(config, gpus=gpus, vllm_gpus=vllm_gpus, assumptions=a,
+                                         designing=False).iteration_s
+                if designing and config.design_every > 1 else None)
+
+
+def _flash(config) -> bool:
+    """Whether the policy's attention runs variable-length kernels (no (tokens)^2 tensor):
+    flash attention by name, a hub kernel, or "auto" (flash where it is installed: assumed)."""
+    name = config.attn_implementation
+    return name is not None and (name == "auto" or name.startswith("flash_attention") or "/" in name)
+
+
+def _attention_bytes(config, shape: ModelShape, tokens: int, length: int) -> float:
+    """What attention holds beyond the activations above, for one micro-batch of ``tokens``
+    tokens in rows of ``length``: nothing with flash attention or sdpa's fused kernels; with
+    ``eager`` the scores and probabilities of the layer being computed (bf16, every head); a
+    packed pass without flash attention, its block-diagonal mask (1 byte a token pair)."""
+    if _flash(config):
+        return 0.0
+    rows = max(1, tokens // max(1, length))
+    if config.padding_free:
+        mask = float(tokens) ** 2
+        return mask + (shape.heads * float(tokens) ** 2 * 4 if config.attn_implementation == "eager" else 0.0)
+    if config.attn_implementation == "eager":
+        return rows * shape.heads * float(length) ** 2 * 4
+    return 0.0

@@ -34,7 +34,9 @@ def format_plan(plan) -> str:
          f"{n(sum(r.samples for r in plan.roles)):>10}{n(total_gen):>19}"
          f"{n(sum(r.tokens_trained for r in plan.roles)):>17}"),
         (f"  samples per optimizer step: {plan.samples_per_step:,} ({plan.padding_samples:,} padding); "
-         f"micro-batch {plan.micro_batch} at {plan.padded_length:,} tokens"),
+         + (f"{plan.micro_batches:,} micro-batches a rank, packed by length, of at most "
+            f"{plan.memory_gb['micro_batch_tokens']:,} tokens" if plan.memory_gb.get("budget") else
+            f"micro-batch {plan.micro_batch} at {plan.padded_length:,} tokens")),
         "",
         "Time per iteration:",
     ]
@@ -46,11 +48,16 @@ def format_plan(plan) -> str:
         f"  training{'':<18}{t(plan.training_s):>12}",
         *([f"  optimizer (host){'':<10}{t(plan.optimizer_s):>12}"] if plan.optimizer_s else []),
         f"  total{'':<21}{t(plan.iteration_s):>12}",
+        *([f"  between design rounds{'':<5}{t(plan.between_s):>12}",
+           f"  mean of {plan.design_every} iterations{'':<7}{t(plan.mean_iteration_s):>12}"]
+          if plan.between_s is not None else []),
         "",
         "Peak memory per training device: "
         f"{plan.memory_gb['peak']:.1f} GB of {a['gpu_memory_gb']:g} "
         f"(state {plan.memory_gb['state']:.1f} + gathered {plan.memory_gb['gathered']:.1f} + activations "
-        f"{plan.memory_gb['activations']:.1f} for {plan.memory_gb['micro_batch_tokens']:,} tokens, +10% + 2 GB)"
+        f"{plan.memory_gb['activations']:.1f} for {plan.memory_gb['micro_batch_tokens']:,} tokens"
+        + (f", of which attention {plan.memory_gb['attention']:.1f}" if plan.memory_gb.get("attention") else "")
+        + ", +10% + 2 GB)"
         + ("" if plan.memory_gb["peak"] <= a["gpu_memory_gb"] else "  DOES NOT FIT"),
     ]
     if plan.vllm_memory_gb:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 import random
 
 from spade_gym.agents import EpisodeSpec, play_episodes
 from spade_gym.env.monitor import CONTRACT_ERROR_KIND
-from spade_gym.errors import SpadeError
+from spade_gym.errors import ProgramTimeout, SpadeError
 from spade_gym.registry.quarantine import mark_of
-from spade_gym.selfplay.batch import assign_regret_plays
+from spade_gym.selfplay.batch import assign_regret_plays, reserve_pool_tasks
 from spade_gym.selfplay.policy import TokenAgent, TokenPolicy, Trace, TurnSample
 from spade_gym.selfplay.records import DesignResult, RolloutStage
 from spade_gym.selfplay.rewards import (
@@ -18,6 +17,7 @@ from spade_gym.selfplay.rewards import (
     designer_reward,
     episode_outcome,
     group_key,
+    invalid_reward,
     learning_potential,
     paired_regret,
     remember_plays,
@@ -30,8 +30,8 @@ OUTCOME_MEMORY = 32
 
 #: What the policy left of one episode: a whole-episode Trace, or its turns.
 Record = Trace | list[TurnSample]
-#: One training sample: prompt ids, completion ids, logprobs, env_mask, reward.
-Row = tuple[list[int], list[int], list[float], list[int], float]
+#: One training sample: prompt ids, completion ids, logprobs, env_mask, reward (None: a hung episode's).
+Row = tuple[list[int], list[int], list[float], list[int], float | None]
 
 
 class PlayStage(RolloutStage):
@@ -44,8 +44,8 @@ class PlayStage(RolloutStage):
         self.env_seconds += sum(e.env_seconds for e in episodes)
         return episodes, agent
 
-    def _measure_regret(self, policy: TokenPolicy, designs: list[DesignResult], iteration: int,
-                        rng: random.Random, *, capacity: int | None = None) -> list[list[tuple[Record, float, str]]]:
+    def _measure_regret(self, policy: TokenPolicy, designs: list[DesignResult], iteration: int, rng: random.Random,
+                        *, capacity: int | None = None) -> list[list[tuple[Record, float, str, bool]]]:
         """Paired regret of every valid design (collective: every rank, designs or not).
 
         All ranks' valid designs are played together, spread over the ranks by episodes
@@ -84,7 +84,7 @@ class PlayStage(RolloutStage):
         played, agent = self._play(policy, plain + hinted, temperature, play_seed) if plain or hinted \
             else ([], None)
         results = []
-        groups: dict[str, list[tuple[Record, float, str]]] = {}
+        groups: dict[str, list[tuple[Record, float, str, bool]]] = {}
         for index, episode in enumerate(played):
             spec = episode.spec
             outcome = episode_outcome(episode.rewards, episode.terminated)
@@ -93,29 +93,35 @@ class PlayStage(RolloutStage):
             # its plays train nobody.
             broken = episode.error.get("message") if isinstance(episode.error, dict) and \
                 episode.error.get("kind") == CONTRACT_ERROR_KIND else None
-            results.append([spec.env_id, bool(spec.hint), spec.seed, outcome, broken])
+            # A reset() or step() that overran its deadline: the program hung (reward.step_timeout_penalty).
+            overran = _hung(episode)
+            results.append([spec.env_id, bool(spec.hint), spec.seed, outcome, broken, overran])
             if not spec.hint:
                 groups.setdefault(spec.env_id, []).append((_record(agent, index, policy, episode), outcome,
-                                                           spec.env_id))
+                                                           spec.env_id, overran and self._drop_hung_episodes))
         outcomes: dict[str, tuple[dict, dict]] = {env_id: ({}, {}) for env_id, _ in environments}
         broken_by: dict[str, str] = {}
-        for env_id, hint, seed, outcome, broken in self.ranks.gather(results):
+        hung: set[str] = set()
+        for env_id, hint, seed, outcome, broken, timed_out in self.ranks.gather(results):
             outcomes[env_id][0 if hint else 1][seed] = outcome
             if broken is not None:
                 broken_by.setdefault(env_id, str(broken))
+            if timed_out:
+                hung.add(env_id)
         for design in mine:
             env_id = str(design.env_id)
             if env_id in broken_by:
                 design.valid = False
                 design.failed_check = "contract (deployment)"
                 design.failure = broken_by[env_id]
-                design.reward = designer_reward(False, config=self.config.reward)
+                design.reward = invalid_reward(self.config.reward)
                 continue
+            design.step_timeout = env_id in hung
             hinted_out, plain_out = outcomes[env_id]
             design.regret = paired_regret(hinted_out, plain_out)
             design.win_rate_hint = _mean(list(hinted_out.values()))
         # This rank's no-hint plays of intact designs: gathered with the agent's plays for the win rates.
-        self.regret_plays = [(env_id, outcome) for env_id, hint, _, outcome, _ in results
+        self.regret_plays = [(env_id, outcome) for env_id, hint, _, outcome, _, _ in results
                              if not hint and env_id not in broken_by]
         return [groups[env_id] for env_id in dict.fromkeys(e for e, arm, _ in plan[self.ranks.rank] if not arm)
                 if env_id not in broken_by]
@@ -128,7 +134,9 @@ class PlayStage(RolloutStage):
         ``reward.win_rate_window`` iterations (all ranks: regret plays and agent tasks);
         it feeds the plateau term and the new environments' cards (the others' cards follow
         at the next iteration's start, :meth:`_refresh_frontier`). Regret stays the paired
-        one measured at design time.
+        one measured at design time. A design whose program hung in its regret plays earns
+        ``reward.step_timeout_penalty`` when set; with ``reward.invalid_designs="drop"`` an
+        invalid design's reward is None (its samples leave the designer's batch).
         """
         config = self.config.reward
         plays = self.ranks.gather([[env_id, o] for env_id, o in self.regret_plays + task_plays])
@@ -139,13 +147,18 @@ class PlayStage(RolloutStage):
                 continue
             env_id = str(design.env_id)
             design.win_rate = window_win_rate(self.state.plays, env_id, since)
-            design.reward = designer_reward(True, regret=design.regret, win_rate=design.win_rate, config=config)
+            design.reward = designer_reward(True, regret=design.regret, win_rate=design.win_rate, config=config,
+                                            step_timeout=design.step_timeout)
             entry = self.suite.get(env_id)
             self.suite.update_card(entry, stats={"regret": design.regret, "win_rate": design.win_rate,
                                                  "win_rate_hint": design.win_rate_hint, "iteration": iteration,
                                                  "paired_seeds": self.config.paired_seeds,
                                                  **self._window_stats(env_id, iteration)})
         self._share_duplicate_rewards(designs)
+        if config.invalid_designs == "drop":
+            for design in designs:
+                if not design.valid and design.duplicate_of is None:
+                    design.reward = None  # (admission charged the penalty)
         if config.skill_centring:
             everyone = self.ranks.gather([[self.ranks.rank, d.skill, d.reward] for d in designs])
             centred = centre_per_skill([(skill, reward) for _, skill, reward in everyone])
@@ -188,13 +201,14 @@ class PlayStage(RolloutStage):
             everything[tuple(item[0])] = item[1]
         for design in designs:
             if design.duplicate_of is not None:
-                invalid = designer_reward(False, config=self.config.reward)
-                design.reward = everything.get(tuple(design.duplicate_of), invalid)
+                design.reward = everything.get(tuple(design.duplicate_of), invalid_reward(self.config.reward))
 
     def _agent_groups(self, policy: TokenPolicy, n_groups: int, regret_groups, iteration: int,
-                      rng: random.Random, *, n_tasks: int | None = None) -> dict:
+                      rng: random.Random, *, n_tasks: int | None = None, n_pool: int | None = None) -> dict:
         """The agent's share of the batch: ``n_groups`` GRPO groups of slots, ``n_tasks`` tasks
-        (default: as many as fit).
+        (default: as many as fit), of which at least ``n_pool`` are pool tasks (default: this
+        rank's ``floor(pool_task_share x n_tasks)``; the rollout passes its share of the
+        iteration's, :func:`~spade_gym.selfplay.batch.reserve_pool_tasks`).
 
         Whole-episode samples: one task (G episodes of one environment and seed) per
         group. Per-turn samples: each task takes ``turn_samples`` groups (see
@@ -204,7 +218,7 @@ class PlayStage(RolloutStage):
         G = config.num_generations
         per_task = config.turn_samples if config.sample_unit == "turn" else 1
         n_tasks = n_groups // per_task if n_tasks is None else min(n_tasks, n_groups // per_task)
-        episodes: list[tuple[Record, float]] = []
+        episodes: list[tuple[Record, float | None]] = []  # None: a hung episode, not trained
         keys: list[tuple[str, object]] = []
         outcomes: list[tuple[str, float]] = []
         task_plays: list[tuple[str, float]] = []
@@ -213,11 +227,14 @@ class PlayStage(RolloutStage):
         tokens = 0
         if config.regret_plays_trained:
             # GRPO groups by position: a design's G no-hint plays (G seeds of one new environment)
-            # form one group, normalised against each other.
-            reserved = math.floor(config.pool_task_share * n_tasks)  # tasks the pool always gets
+            # form one group, normalised against each other. `reserved`: tasks the pool always gets.
+            reserved = reserve_pool_tasks([n_tasks], config.pool_task_share)[0] if n_pool is None else n_pool
             for group in regret_groups[:max(0, n_tasks - reserved)]:
-                for record, outcome, env_id in group:
-                    episodes.append((record, outcome))
+                for record, outcome, env_id, *dropped in group:
+                    # a hung episode (reward.step_timeout_penalty): no loss, out of its group's baseline
+                    hung = bool(dropped and dropped[0])
+                    empty: Record = [] if config.sample_unit == "turn" else Trace([])
+                    episodes.append((empty if hung else record, None if hung else outcome))
                     keys.append((env_id, "regret plays"))
                     outcomes.append((env_id, outcome))
                     tokens += _policy_tokens(record)
@@ -234,7 +251,11 @@ class PlayStage(RolloutStage):
             seed_ids = {e.id for e in self.seed_entries}
             for index, episode in enumerate(played):
                 reward = episode_outcome(episode.rewards, episode.terminated)
-                episodes.append((_record(agent, index, policy, episode), reward))
+                if self._drop_hung_episodes and _hung(episode):
+                    # the program hung, not the agent: no loss, out of its group's baseline
+                    episodes.append(([] if agent.sample_unit == "turn" else Trace([]), None))
+                else:
+                    episodes.append((_record(agent, index, policy, episode), reward))
                 keys.append(group_key(episode.spec.env_id, episode.spec.seed))
                 outcomes.append((episode.spec.env_id, reward))
                 task_plays.append((episode.spec.env_id, reward))
@@ -247,6 +268,12 @@ class PlayStage(RolloutStage):
         rows += [([], [], [], [], 0.0)] * ((n_groups - n_tasks * per_task) * G)
         return {"rows": rows, "returns": [r for _, r in episodes], "suite_wins": suite_wins, "tokens": tokens,
                 "outcomes": outcomes, "task_plays": task_plays, "regret_groups_used": used}
+
+    @property
+    def _drop_hung_episodes(self) -> bool:
+        """With ``reward.step_timeout_penalty`` set, an agent episode whose program hung is not
+        trained on (the reference drops such trajectories): its reward is None, no loss."""
+        return self.config.reward.step_timeout_penalty is not None
 
     def _sample_tasks(self, pool: list[str], n: int, rng: random.Random) -> list[tuple[str, int]]:
         """(environment, seed) tasks; "learning-potential" favours environments the agent wins
@@ -263,6 +290,11 @@ class PlayStage(RolloutStage):
             del history[:-OUTCOME_MEMORY]
 
 
+def _hung(episode) -> bool:
+    """The episode ended on a reset()/step() that overran its deadline (SpadeEnv's error kind)."""
+    return isinstance(episode.error, dict) and episode.error.get("kind") == ProgramTimeout.kind
+
+
 def _record(agent: TokenAgent, index: int, policy: TokenPolicy, episode) -> Record:
     """What the policy left of episode ``index`` (nothing, if the env failed before the first turn)."""
     if agent.sample_unit == "turn":
@@ -277,7 +309,8 @@ def _policy_tokens(record: Record) -> int:
     return sum(len(turn.completion_ids) for turn in record)
 
 
-def _training_rows(episodes: list[tuple[Record, float]], G: int, turn_slots: int, rng: random.Random) -> list[Row]:
+def _training_rows(episodes: list[tuple[Record, float | None]], G: int, turn_slots: int,
+                   rng: random.Random) -> list[Row]:
     """Training samples of consecutive groups of G episodes; per-turn records are laid out
     turn-major (:func:`~spade_gym.selfplay.turns.layout_turn_samples`), padding as empty rows."""
     rows: list[Row] = []

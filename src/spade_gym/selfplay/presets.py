@@ -4,7 +4,8 @@
   started by supervised fine-tuning, then a few self-play iterations — runs end to end
   on 2 CPU cores in minutes, no download, no GPU.
 * ``cpu-test``: ``cpu-tiny`` cut down further, for the test-suite.
-* ``qwen3-4b`` / ``qwen3-8b`` / ``qwen3-30b-a3b``: GPU presets for Qwen3-class checkpoints (bf16, TRL's vLLM
+* ``qwen3-4b`` / ``qwen3-8b`` / ``qwen3-30b-a3b`` (and their ``-tools`` variants, designing tool-use
+  environments): GPU presets for Qwen3-class checkpoints (bf16, TRL's vLLM
   generation server, ``accelerate launch`` with ZeRO-3). Their sizes are global per
   iteration; ``spade-gym selfplay --plan`` prices them. Not run here.
 """
@@ -70,10 +71,12 @@ def _cpu_test() -> SelfPlayConfig:
 
 
 #: The GPU presets' per-iteration workload, global (all ranks; selfplay/batch.py divides it).
-#: About 25 environments per iteration, as the SPADE paper's rollouts: 24 agent tasks of G
-#: episodes (the new designs' no-hint regret plays first, then pool tasks), 2 design prompts
-#: of G designs. The repository holds no more precise figure of the paper's (see
-#: docs/selfplay.md, "Presets": the numbers are docs/selfplay.md's assumption).
+#: 24 agent tasks of G episodes (the new designs' no-hint regret plays first, then pool
+#: tasks), as the reference's 24 games per rollout (its 8B games launcher,
+#: cmd/games/train_spade_8b.sh: --spade-num-games-per-rollout 24, --rollout-batch-size 24),
+#: and 2 design prompts of G designs. The reference plays 16 trajectories per game, up to 25
+#: turns of 8,192 tokens; here G = 8 and 12 turns of 3,072, so that an iteration plans at under
+#: an hour on 8 x 80 GB (docs/selfplay.md, "Presets").
 QWEN3_AGENT_TASKS = 24
 QWEN3_DESIGN_PROMPTS = 2
 QWEN3_G = 8
@@ -127,6 +130,8 @@ def _qwen3(size: str) -> SelfPlayConfig:
         # The policy, its gradients and Adam's state (16 bytes a parameter: 131 GB for 8B) fit
         # no 80 GB GPU whole: sharded over the training ranks (accelerate's ZeRO-3 config).
         sharding="zero3",
+        # flash attention where the flash-attn package is installed (else sdpa)
+        attn_implementation="auto",
         grpo={
             "bf16": True,
             "gradient_checkpointing": True,
@@ -175,7 +180,7 @@ def _qwen3_moe() -> SelfPlayConfig:
 
 def _qwen3_tools(size: str) -> SelfPlayConfig:
     """The GPU recipe designing tool-use environments (SPADE's second setting)."""
-    config = _qwen3(size)
+    config = _qwen3_moe() if size == "30b-a3b" else _qwen3(size)
     config.preset = f"qwen3-{size}-tools"
     config.kind = "tool-use"
     return config
@@ -189,6 +194,7 @@ PRESETS = {
     "qwen3-30b-a3b": _qwen3_moe,
     "qwen3-4b-tools": lambda: _qwen3_tools("4b"),
     "qwen3-8b-tools": lambda: _qwen3_tools("8b"),
+    "qwen3-30b-a3b-tools": lambda: _qwen3_tools("30b-a3b"),
 }
 
 

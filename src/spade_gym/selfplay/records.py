@@ -67,7 +67,10 @@ class DesignResult:
     regret: float | None = None
     win_rate: float | None = None
     win_rate_hint: float | None = None
-    reward: float = 0.0
+    #: None: dropped (``reward.invalid_designs="drop"``): no loss, no part in any baseline.
+    reward: float | None = 0.0
+    #: The program overran a reset()/step() deadline in its regret plays (``reward.step_timeout_penalty``).
+    step_timeout: bool = False
     #: The designer's advantage when self-play computes it (per-skill centring), else None:
     #: GRPO's per-group normalisation of the rewards applies.
     advantage: float | None = None

@@ -4,8 +4,11 @@
 its return *without* it, on the **same** task instances (paired seeds), averaged over
 seeds. A program that fails validation earns a fixed negative reward, so the designer
 learns to avoid broken programs (the SPADE reference drops failed generations, which
-teaches it nothing). Options: floor regret at 0, or blend it with a solve-rate plateau
-term (the SPADE paper recipe: ``0.4 * clip(regret / 0.15, 0, 1) + 0.6 * plateau(win rate)``).
+teaches it nothing; ``invalid_designs="drop"`` does so too). Options: floor regret at 0,
+or blend it with a solve-rate plateau term (the SPADE paper recipe: ``0.4 * clip(regret /
+0.15, 0, 1) + 0.6 * plateau(win rate)``); a fixed reward for a program that hung while
+played (``step_timeout_penalty``); the centred designer advantages scaled by the
+iteration's agent/designer sample ratio (``scale_designer_rewards``).
 
 **Agent.** The episode's outcome: the final reward if the episode terminated, else 0,
 clamped to [-1, 1]. GRPO normalises it within each group of episodes on the same
@@ -48,6 +51,22 @@ class RewardConfig:
     #: agent's plays since the design was drawn (the stale samples are importance-corrected
     #: per token, see selfplay/trainer.py). 0: a design is rewarded and trained in its own iteration.
     designer_reward_delay: int = 0
+    #: What an invalid design (rejected by validation, or broken while played) earns:
+    #: "penalise" (``invalid_penalty``: the designer learns to avoid broken programs) or
+    #: "drop" (the reference's rule: its samples leave the designer's batch, no loss and
+    #: no part in the baseline of the others, per group or per skill).
+    invalid_designs: Literal["penalise", "drop"] = "penalise"
+    #: The designer's reward for a program whose reset() or step() overran its deadline
+    #: while its regret episodes were played (a hung game), in place of its regret or blend
+    #: (the reference: -0.5); the agent's episodes that hung are then not trained on (no
+    #: loss, out of their group's baseline). None: no special case (they score 0).
+    step_timeout_penalty: float | None = None
+    #: Multiply the per-skill centred designer advantages (needs ``skill_centring``) by
+    #: the iteration's trained agent samples / trained design samples x ``design_every``,
+    #: at most ``max_designer_reward_scale`` (the reference's env reward scale, cap 50):
+    #: the designer's few samples then weigh in the update about as much as the agent's many.
+    scale_designer_rewards: bool = False
+    max_designer_reward_scale: float = 50.0
 
     def __post_init__(self):
         if self.mode not in ("regret", "paper"):
@@ -64,6 +83,19 @@ class RewardConfig:
             raise ValueError("win_rate_window must be >= 1 (iterations)")
         if self.designer_reward_delay < 0:
             raise ValueError("designer_reward_delay must be >= 0 (iterations)")
+        if self.invalid_designs not in ("penalise", "drop"):
+            raise ValueError(f"invalid_designs must be 'penalise' or 'drop', got {self.invalid_designs!r}")
+        if self.step_timeout_penalty is not None and not -1.0 <= self.step_timeout_penalty <= 1.0:
+            raise ValueError(f"step_timeout_penalty must lie in [-1, 1] (the reference's is -0.5), got "
+                             f"{self.step_timeout_penalty}")
+        if self.scale_designer_rewards and not self.skill_centring:
+            # GRPO's per-group normalisation divides every reward of a group by the group's std:
+            # a common factor would cancel out.
+            raise ValueError("scale_designer_rewards scales the per-skill centred designer advantages: set "
+                             "skill_centring=true too (under GRPO's per-group normalisation a scale cancels out)")
+        if not (self.max_designer_reward_scale >= 1.0 and math.isfinite(self.max_designer_reward_scale)):
+            raise ValueError(f"max_designer_reward_scale must be a finite number >= 1, got "
+                             f"{self.max_designer_reward_scale}")
 
     @property
     def plays_kept(self) -> int:
@@ -93,10 +125,13 @@ def plateau(win_rate: float, low: float = 0.4, high: float = 0.6, ramp: float = 
 
 
 def designer_reward(valid: bool, *, regret: float | None = None, win_rate: float | None = None,
-                    config: RewardConfig = RewardConfig()) -> float:
-    """The designer's reward for one program."""
+                    config: RewardConfig = RewardConfig(), step_timeout: bool = False) -> float:
+    """The designer's reward for one program (invalid: the fixed penalty; see :func:`invalid_reward`
+    for the drop rule; a valid program that hung while played: ``step_timeout_penalty`` when set)."""
     if not valid:
         return config.invalid_penalty
+    if step_timeout and config.step_timeout_penalty is not None:
+        return config.step_timeout_penalty
     if regret is None or math.isnan(regret):
         raise ValueError("a valid program needs a regret")
     if config.mode == "regret":
@@ -106,6 +141,22 @@ def designer_reward(valid: bool, *, regret: float | None = None, win_rate: float
     scaled = min(1.0, max(0.0, regret / config.regret_scale))  # the recipe clips to [0, 1]
     return (config.regret_weight * scaled
             + config.plateau_weight * plateau(win_rate, config.plateau_low, config.plateau_high, config.plateau_ramp))
+
+
+def invalid_reward(config: RewardConfig) -> float | None:
+    """An invalid design's reward: the penalty, or None where invalid designs are dropped (the
+    reward function then returns None for its samples: TRL leaves them out of the group's
+    baseline and gives them no advantage)."""
+    return None if config.invalid_designs == "drop" else config.invalid_penalty
+
+
+def designer_reward_scale(agent_samples: int, design_samples: int, *, interval: int, cap: float) -> float:
+    """The factor on centred designer advantages (``scale_designer_rewards``): trained agent samples
+    per trained design sample, times the iterations between design rounds, at most ``cap``;
+    1 when either role trained nothing."""
+    if agent_samples <= 0 or design_samples <= 0:
+        return 1.0
+    return min(cap, agent_samples / design_samples * interval)
 
 
 def remember_plays(plays: dict[str, list[list[float]]], iteration: int, outcomes: Iterable[tuple[str, float]],
@@ -127,13 +178,15 @@ def window_win_rate(plays: dict[str, list[list[float]]], env_id: str, since: int
     return sum(outcomes) / len(outcomes) if outcomes else None
 
 
-def centre_per_skill(items: Sequence[tuple[str, float]]) -> list[float]:
-    """Each (skill, reward) minus the mean reward of its skill: the reference's designer baseline."""
+def centre_per_skill(items: Sequence[tuple[str, float | None]]) -> list[float | None]:
+    """Each (skill, reward) minus the mean reward of its skill: the reference's designer baseline.
+    A None reward (a dropped design) takes no part in the means and gets None."""
     totals: dict[str, list[float]] = {}
     for skill, reward in items:
-        totals.setdefault(skill, []).append(reward)
+        if reward is not None:
+            totals.setdefault(skill, []).append(reward)
     means = {skill: sum(rs) / len(rs) for skill, rs in totals.items()}
-    return [reward - means[skill] for skill, reward in items]
+    return [None if reward is None else reward - means[skill] for skill, reward in items]
 
 
 def learning_potential(outcomes: Sequence[float], *, floor: float = 0.05) -> float:

@@ -18,9 +18,12 @@ rest to agent tasks, padding at the end:
    *without* the hint on the same seeds. The designer reward is paired regret (or the
    configured blend, whose win rate is the environment's over the last
    ``reward.win_rate_window`` iterations, settled after step 4); invalid programs get
-   the fixed penalty; ``reward.skill_centring`` centres the rewards per skill into the
-   designer's advantages. With ``reward.designer_reward_delay`` D, the designer's slots
-   train the designs drawn D iterations earlier, scored now (:mod:`~spade_gym.selfplay.delayed`).
+   the fixed penalty (or are dropped: ``reward.invalid_designs``); ``reward.skill_centring``
+   centres the rewards per skill into the designer's advantages (scaled with
+   ``reward.scale_designer_rewards``). Only every ``design_every``-th iteration designs;
+   in between, the designer's slots are padding unless delayed design samples are due.
+   With ``reward.designer_reward_delay`` D, the designer's slots train the designs drawn
+   D iterations earlier, scored now (:mod:`~spade_gym.selfplay.delayed`).
 4. **Agent**: agent groups are first the no-hint regret plays (on-policy episodes of
    fresh environments, one group per design when ``paired_seeds == num_generations``),
    then (environment, seed) tasks drawn from the pool with a learning-potential weight
@@ -55,6 +58,7 @@ from spade_gym.selfplay.generation import make_generator
 from spade_gym.selfplay.playing import PlayStage, _mean
 from spade_gym.selfplay.policy import TokenPolicy
 from spade_gym.selfplay.records import DesignResult, RunState
+from spade_gym.selfplay.rewards import designer_reward_scale
 
 __all__ = ["DesignResult", "RunState", "SpadeRollout"]
 
@@ -105,12 +109,13 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
             raise SpadeError(f"rank {self.ranks.rank} got {len(prompts)} prompt slots, but its share of the "
                              f"iteration is {share.slot_groups * G} ({share.slot_groups} groups of {G}): TRL's "
                              "per-device batch must be one iteration's share (the loop sets it)")
-        n_design = share.design_groups
+        iteration = self.state.iteration + 1
+        # Design rounds only every design_every iterations; in between the agent plays the pool.
+        n_design = share.design_groups if config.designs_at(iteration) else 0
         generator = make_generator(trainer, trainer.processing_class, loss_temperature=trainer.args.temperature)
         policy = TokenPolicy(generator, trainer.processing_class)
         model_name = str(config.designer_model) if config.designer == "openai" else \
             str(getattr(trainer.model, "name_or_path", "") or config.model)
-        iteration = self.state.iteration + 1
         rng = random.Random(f"selfplay:{config.seed}:{self.ranks.rank}:{iteration}")
         timings = {}
         started = time.monotonic()
@@ -132,16 +137,18 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
             t = time.monotonic()
             self.env_seconds = 0.0
             with self.progress.phase(f"iteration {iteration}: playing", total=None):
-                regret_groups = self._measure_regret(policy, designs, iteration, rng, capacity=share.agent_tasks)
+                regret_groups = self._measure_regret(policy, designs, iteration, rng,
+                                                     capacity=share.regret_capacity)
                 agent = self._agent_groups(policy, share.agent_slot_groups, regret_groups, iteration, rng,
-                                           n_tasks=share.agent_tasks)
+                                           n_tasks=share.agent_tasks, n_pool=share.pool_tasks)
             self._settle_designer_rewards(designs, iteration, agent["task_plays"])
             timings["play_s"] = time.monotonic() - t
             timings["play_env_s"] = self.env_seconds
 
         rows, trained_designs_of = ([], None) if served else \
-            self._designer_rows(designs, design_samples, prompt_ids, iteration)
+            self._designer_rows(designs, design_samples, prompt_ids, iteration, slots=share.design_slot_groups * G)
         rows += [(*row, "agent") for row in agent["rows"]]
+        scale = self._scale_designer_advantages(rows) if config.reward.scale_designer_rewards else None
         out = trl_batch(rows, policy.tokenizer.pad_token_id)
 
         self._remember_outcomes(agent["outcomes"])
@@ -155,6 +162,8 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
             "returns_with_hint": [d.win_rate_hint for d in valid if d.win_rate_hint is not None],
             "returns_without_hint": [d.win_rate for d in valid if d.win_rate is not None],
             "designer_rewards": [d.reward for d in designs],
+            "dropped_designs": sum(1 for d in designs if d.reward is None),
+            "step_timeouts": sum(1 for d in designs if d.step_timeout),
             "trained_designer_rewards": [row[4] for row in rows if row[5] == "designer" and any(row[3])],
             "designer_trained_from": trained_designs_of,
             "agent_returns": agent["returns"],
@@ -170,6 +179,8 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
         }
         self.last_metrics = _merge_rank_metrics(self.ranks.gather([local]), iteration,
                                                 pool_size=len(self.seed_entries) + len(self.suite.entries()))
+        self.last_metrics["design_round"] = config.designs_at(iteration)
+        self.last_metrics["designer_reward_scale"] = scale
         self.last_designs = designs
         self.state.iteration = iteration
         self.rollout_finished = time.monotonic()
@@ -181,6 +192,22 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
                               f"max_episode_tokens={config.max_episode_tokens} (per turn it bounds prompt plus reply)")
         return out
 
+
+    def _scale_designer_advantages(self, rows: list) -> float:
+        """``reward.scale_designer_rewards`` (collective): the centred designer advantages times the
+        iteration's trained agent samples per trained design sample (all ranks) times
+        ``design_every``, capped; returns the factor. The rows are changed in place."""
+        config = self.config
+        counts = {"agent": 0, "designer": 0}
+        mine = [[role, sum(1 for row in rows if row[5] == role and any(row[3]))] for role in counts]
+        for role, n in self.ranks.gather(mine):
+            counts[role] += n
+        scale = designer_reward_scale(counts["agent"], counts["designer"], interval=config.design_every,
+                                      cap=config.reward.max_designer_reward_scale)
+        for i, row in enumerate(rows):
+            if row[5] == "designer" and len(row) > 6 and row[6] is not None:
+                rows[i] = (*row[:6], row[6] * scale, *row[7:])
+        return scale
 
     def _start_iteration(self, iteration: int) -> None:
         """The iteration's first collective: every rank waits for the main process, before any
@@ -250,6 +277,10 @@ def _merge_rank_metrics(parts: list[dict], iteration: int, *, pool_size: int) ->
         "return_with_hint": _mean(cat("returns_with_hint")),
         "return_without_hint": _mean(cat("returns_without_hint")),
         "designer_reward_mean": _mean(cat("designer_rewards")),
+        # reward.invalid_designs="drop": designs whose samples left the designer's batch
+        "dropped_designs": sum(p.get("dropped_designs", 0) for p in parts),
+        # programs that overran a reset()/step() deadline in their regret plays
+        "step_timeouts": sum(p.get("step_timeouts", 0) for p in parts),
         # The rewards the designer trained on this iteration (with reward.designer_reward_delay:
         # those of the designs drawn that many iterations earlier, scored now).
         "trained_designer_reward_mean": _mean(cat("trained_designer_rewards")),

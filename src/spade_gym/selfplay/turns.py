@@ -27,17 +27,18 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
+R = TypeVar("R")  # an episode's return, passed through as given
 
 
-def layout_turn_samples(groups: Sequence[Sequence[tuple[Sequence[T], float]]], turn_slots: int,
-                        rng: random.Random) -> list[tuple[T | None, float]]:
+def layout_turn_samples(groups: Sequence[Sequence[tuple[Sequence[T], R]]], turn_slots: int,
+                        rng: random.Random) -> list[tuple[T | None, R]]:
     """Slots for ``groups`` of G episodes, each episode given as (its turns, its return).
 
     Returns ``len(groups) * T * G`` (sample, return) pairs, ``None`` standing for padding.
     """
     if turn_slots < 1:
         raise ValueError("turn_slots must be >= 1")
-    slots: list[tuple[T | None, float]] = []
+    slots: list[tuple[T | None, R]] = []
     for episodes in groups:
         chosen = [_choose(list(turns), turn_slots, rng) for turns, _ in episodes]
         for block in range(turn_slots):
