@@ -52,4 +52,5 @@ def test_eval_agent_baselines_names_one_baseline():
     assert AgentConfig("baselines", model="bisection").build().name == "baselines-bisection"
     with pytest.raises(ConfigError, match="choose one of"):
         AgentConfig("baselines", model="oracle").build()
-    assert set(SHORTCUT_BASELINES) == {"prior", "blind_script", "bisection", "enumeration", "copy_every", "decode"}
+    assert set(SHORTCUT_BASELINES) == {"prior", "blind_script", "bisection", "enumeration", "copy_every", "decode",
+                                       "marks", "opponent", "probe_plan"}

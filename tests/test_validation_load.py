@@ -141,7 +141,7 @@ def test_gymnasium_check_env_is_rerun_when_a_call_missed_its_deadline(monkeypatc
 
 #: Bundled programs, SchemaMigrationSteps among them (it failed check_env and the determinism
 #: check on a loaded machine), with the others that failed under load before.
-BUNDLED = ("SchemaMigrationSteps-v0", "AlienNumerals-v0", "ButForCauses-v0", "Automaton-v0", "BlackBoxProbe-v0")
+BUNDLED = ("SchemaMigrationSteps-v1", "AlienNumerals-v0", "ButForCauses-v0", "Automaton-v0", "BlackBoxProbe-v0")
 HOG = "import time\nend = time.monotonic() + 120\nwhile time.monotonic() < end:\n    pass\n"
 
 

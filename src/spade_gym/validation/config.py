@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from spade_gym.contract import TOOL_USE_KIND
 from spade_gym.errors import ConfigError
 from spade_gym.sandbox.limits import Limits
-from spade_gym.validation.policies import SHORTCUT_BASELINES
+from spade_gym.validation.policies import HINT_BASELINES, SHORTCUT_BASELINES, TOOL_SHORTCUT_BASELINES
 from spade_gym.validation.stats import Rule
 
 
@@ -74,6 +75,20 @@ class ValidationConfig:
     max_baseline_win_rate: float = 0.15
     #: The shortcut zoo run by the ``shortcut`` and ``levels`` checks, at every level.
     shortcut_baselines: tuple[str, ...] = SHORTCUT_BASELINES
+    #: The zoo of tool-use programs (they ignore ``\\boxed{}``, which every game baseline sends):
+    #: scripts that replay, sweep and enumerate tool calls (``validation.policies_tools``).
+    tool_shortcut_baselines: tuple[str, ...] = TOOL_SHORTCUT_BASELINES
+    #: The hint rule (the ``hint_rule`` check): the zoo a program's kind gets, replayed with the hint
+    #: shown, plus these hint-reading scripts (``validation.policies_hinted``), at every level, against
+    #: ``max_shortcut_win_rate`` with the same confidence rule. A hint may help a reasoning agent; it
+    #: must not let a script win (in self-play a hint that makes the game mechanical is free regret).
+    hint_baselines: tuple[str, ...] = HINT_BASELINES
+    #: Seeds each hinted script plays first per level (the first of the run's seed stream; more while
+    #: its rate is uncertain). 4: the fewest that clear a script that never wins against the 50% limit
+    #: (upper bound 40%), and the sequential rule still keeps a script 10 points from the limit at the
+    #: same verdict in 19 runs of 20 (4.6% disagreement, ``stats.operating_characteristic``) at half
+    #: the cost of 8 for the many scripts a hinted program meets.
+    hint_rule_seeds: int = 4
     #: Seeds each shortcut baseline plays first per level (the first of the run's seed stream);
     #: also the seeds whose privileged episodes teach the zoo its priors (every seed's prior comes
     #: from the other seeds of these, so a rate means the same on the seeds added later).
@@ -103,13 +118,26 @@ class ValidationConfig:
     #: (reported as the machine's when the machine is still busy). Only ``cost`` judges time; 1 turns
     #: retries off.
     deadline_retry_factor: float = 4.0
-    #: How much easier (baseline best rate) the hardest level may be than the easiest: two of
-    #: the 8 seeds a level plays, so that one lucky win is not read as an ordering.
+    #: Levels (the ``levels`` check, on the same seeds at the easiest and the hardest level): how much
+    #: more often a shortcut baseline may win on the hardest level (net share of seeds it wins there and
+    #: loses on the easiest), and how much more often the privileged policy's episode may be shorter
+    #: there (net share of seeds). Decided with a paired interval (at ``confidence``, 95% at least) and
+    #: more seeds while it straddles the slack, up to three times ``max_probe_seeds``
+    #: (``validation.level_rules.judge_paired``). Lengths get more slack: the answers of a sound level vary in
+    #: length at random (weekday names), shortcut wins do not.
     level_order_slack: float = 0.25
-    #: Significance the level-order inversion must also reach (one-sided Fisher exact test on the
-    #: best baseline's wins): 3 of 8 on hard against 0 of 8 on easy (p = 0.1) is a lucky streak,
-    #: 6 of 8 against 0 of 8 (p = 0.004) is an ordering.
-    level_order_alpha: float = 0.05
+    level_length_slack: float = 0.5
+    #: Levels that change only text (the ``difficulty`` check), as shares of the seeds beyond chance
+    #: agreement (a kappa) on which two neighbouring levels pose the same task (the same solution() and
+    #: the same privileged play): at most half of the seeds may pose it with screens that differ by one
+    #: edit shared by every seed (a banner, a rewording); at most nine in ten whatever the screens say
+    #: (a harder level may keep the answer of many seeds and add what hides it: more candidates).
+    max_level_text_only: float = 0.5
+    max_level_same_task: float = 0.9
+    #: Significance at which a shortcut baseline that reads the screen and the feedback beats the
+    #: baselines that do not (guessing other seeds' answers) on the same seeds, for ``informative``
+    #: (a one-sided sign test): 7 seeds won that chance lost, none the other way.
+    informative_alpha: float = 0.01
     #: Instances of the program per probe worker: episodes advanced per round trip. Each
     #: instance costs a module execution in the worker, each round trip a few hundred
     #: microseconds: 8 is about where the two balance for validation's episode counts.
@@ -167,7 +195,7 @@ class ValidationConfig:
                     "max_turns_limit": self.max_turns_limit, "difficulty_seeds": self.difficulty_seeds,
                     "shortcut_seeds": self.shortcut_seeds, "probe_slots": self.probe_slots,
                     "baseline_seeds": self.baseline_seeds, "probe_seed_step": self.probe_seed_step,
-                    "max_probe_seeds": self.max_probe_seeds}
+                    "max_probe_seeds": self.max_probe_seeds, "hint_rule_seeds": self.hint_rule_seeds}
         for name, value in positive.items():
             if not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{name} must be a positive integer, got {value!r}")
@@ -177,13 +205,22 @@ class ValidationConfig:
         if unknown_zoo:
             raise ConfigError(f"unknown shortcut baseline(s): {', '.join(unknown_zoo)}; known: "
                               f"{', '.join(SHORTCUT_BASELINES)}")
+        unknown_hint = [b for b in self.hint_baselines if b not in HINT_BASELINES]
+        if unknown_hint:
+            raise ConfigError(f"unknown hint baseline(s): {', '.join(unknown_hint)}; known: "
+                              f"{', '.join(HINT_BASELINES)}")
+        unknown_tool_zoo = [b for b in self.tool_shortcut_baselines if b not in TOOL_SHORTCUT_BASELINES]
+        if unknown_tool_zoo:
+            raise ConfigError(f"unknown tool-use shortcut baseline(s): {', '.join(unknown_tool_zoo)}; known: "
+                              f"{', '.join(TOOL_SHORTCUT_BASELINES)}")
         for name in ("fuzz_examples", "turn_slack", "long_run_resets"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
                 raise ConfigError(f"{name} must be a non-negative integer, got {value!r}")
         for name in ("max_baseline_win_rate", "min_distinct_tasks", "novelty_threshold", "max_shortcut_win_rate",
-                     "max_same_solution_share", "level_order_slack", "level_order_alpha",
-                     "novelty_combined_threshold"):
+                     "max_same_solution_share", "level_order_slack", "level_length_slack", "max_level_text_only",
+                     "max_level_same_task",
+                     "informative_alpha", "novelty_combined_threshold"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ConfigError(f"{name} must be within [0, 1], got {value!r}")
@@ -204,6 +241,10 @@ class ValidationConfig:
         """The sequential rule every rate check decides with (``validation.stats``)."""
         return Rule(self.confidence, self.probe_seed_step, self.max_probe_seeds)
 
+    def zoo(self, kind: str) -> tuple[str, ...]:
+        """The shortcut baselines a program of ``kind`` (``"game"``, ``"tool-use"``) is probed with."""
+        return self.tool_shortcut_baselines if kind == TOOL_USE_KIND else self.shortcut_baselines
+
     def enabled(self, check: str) -> bool:
         return check in (self.checks or ())
 
@@ -214,6 +255,8 @@ class ValidationConfig:
         data = asdict(self)
         data["checks"] = list(self.checks or ())
         data["shortcut_baselines"] = list(self.shortcut_baselines)
+        data["tool_shortcut_baselines"] = list(self.tool_shortcut_baselines)
+        data["hint_baselines"] = list(self.hint_baselines)
         data["baseline_policies"] = [dict(p) for p in self.baseline_policies]
         data["difficulty_levels"] = list(self.difficulty_levels)
         return data

@@ -203,10 +203,17 @@ class Context(Deadlines):
         if kind == "oracle" and self.kind == TOOL_USE_KIND:
             # a tool-use program is solved by playing its solution's actions, not by boxing it
             spec = {**spec, "kind": "tool_oracle"}
-        return [Job(seed, kind, make_policy(spec, seed, (priors or {}).get(seed), run_seed=self.run_seed),
-                    track_solution=kind in ("oracle", "actions"), ask_hint=kind == "oracle",
-                    first_solution=kind in SOLUTION_RECORDED)
-                for seed in seeds]
+        jobs = []
+        for seed in seeds:
+            policy = make_policy(spec, seed, (priors or {}).get(seed), run_seed=self.run_seed)
+            # A hinted script gets the hint as an agent does: hint() after reset, else the given one;
+            # its solution() after reset tells the hint rule where the hint states the answer outright.
+            if policy.reads_hint:
+                policy.offer_hint(self.hint if isinstance(self.hint, str) else None, given=True)
+            jobs.append(Job(seed, kind, policy, track_solution=kind in ("oracle", "actions"),
+                            ask_hint=kind == "oracle" or policy.reads_hint,
+                            first_solution=kind in SOLUTION_RECORDED or policy.reads_hint))
+        return jobs
 
     def play_policies(self, handle: ProgramHandle, specs: dict[str, dict], seeds: list[int], *, max_steps: int,
                       what: str, priors: dict[int, Prior] | None = None) -> dict[str, list[Episode]]:
@@ -311,8 +318,11 @@ class Context(Deadlines):
             played = self.play(handle, jobs, max_steps=limit, what=f"difficulty={level!r}")
             oracle = window = [e for e in played if e.policy == "oracle"]
             baselines = {name: [e for e in played if e.policy == name] for name in self.baseline_specs()}
-        priors = {seed: prior_for(seed, window) for seed in seeds}
-        shortcuts = self.play_policies(handle, {name: {"kind": name} for name in self.config.shortcut_baselines},
+        # the learned baselines' training probes (feedback semantics) come before the zoo plays
+        training = sampling.training_probes(self, level, window, handle=handle, limit=limit)
+        priors = {seed: prior_for(seed, window, training) for seed in seeds}
+        # each kind of program has its own zoo: a tool-use program ignores every boxed answer
+        shortcuts = self.play_policies(handle, {name: {"kind": name} for name in self.config.zoo(self.kind)},
                                        seeds, max_steps=limit, priors=priors,
                                        what=f"shortcut baselines{'' if level is None else f' at difficulty={level!r}'}")
         probes = LevelProbes(level, handle, max_turns, oracle, baselines, shortcuts, limit)

@@ -217,6 +217,8 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
                 items.append(p.Solution(slot.index))
                 plan.append((slot, "solution"))
         if not items:
+            if pending:
+                continue  # every live episode just ran out of moves: the free slots take the next jobs
             break
         try:
             results = handle.batch(items, timeout=timeout_for(len(items)))
@@ -229,6 +231,9 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
             raise ProtocolError("the worker answered a batch with the wrong number of results")
         for (slot, call), result in zip(plan, results):
             _absorb(slot, call, result)
+        for slot, call in plan:
+            if call == "reset" and slot.job is not None and getattr(slot.job.policy, "needs_tools", False):
+                _give_tools(handle, slot, timeout_for)
         for slot in live:
             episode = slot.episode
             if slot.job is None or episode is None:
@@ -242,6 +247,18 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
                 done[order.pop(id(episode))] = episode
                 slot.job = slot.episode = None
     return [e for e in done if e is not None]
+
+
+def _give_tools(handle: ProgramHandle, slot: _Slot, timeout_for: Callable[[int], float]) -> None:
+    """A tool-use agent gets the episode's schemas with the task (``info["tools"]``): asked right
+    after the reset, for the policies that read them (a batch carries no ``get_tools()``)."""
+    episode, job = slot.episode, slot.job
+    if episode is None or job is None or episode.error is not None or episode.obs0 is None:
+        return
+    try:
+        job.policy.see_tools(handle.tools(slot.index, timeout=timeout_for(1)))  # type: ignore[attr-defined]
+    except SandboxError as exc:
+        episode.error, episode.error_turn = exc, 0
 
 
 def _absorb(slot: _Slot, call: str, result: Any) -> None:
@@ -269,6 +286,7 @@ def _absorb(slot: _Slot, call: str, result: Any) -> None:
                 episode.solution0 = solution
         elif call == "hint":
             episode.hint0 = None if value is None else _text(value, "hint()")
+            job.policy.offer_hint(episode.hint0)  # a hinted script sees it as an agent would
         else:
             obs, reward, terminated, truncated, info = _step_result(value)
             episode.steps.append(Step(slot.pending_action, obs[:KEPT_CHARS], reward, terminated, truncated, info,

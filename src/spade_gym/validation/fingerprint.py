@@ -161,9 +161,9 @@ def _strip_dead_code(tree: ast.Module) -> None:
                 live.append(node)
                 live_ids.add(id(node))
                 grown = True
-        for node in live:
-            if isinstance(node, ast.ClassDef):
-                for item in node.body:
+        for part in live:
+            if isinstance(part, ast.ClassDef):
+                for item in part.body:
                     if (isinstance(item, defs[:2]) and id(item) not in live_methods
                             and (_always_live(item.name) or item.name in attributes or item.name in names)):
                         live_methods.add(id(item))
@@ -171,9 +171,9 @@ def _strip_dead_code(tree: ast.Module) -> None:
         if not grown:
             break
     tree.body = [node for node in tree.body if not isinstance(node, defs) or id(node) in live_ids]
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            node.body = [item for item in node.body
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ClassDef):
+            stmt.body = [item for item in stmt.body
                          if not isinstance(item, defs[:2]) or id(item) in live_methods] or [ast.Pass()]
 
 

@@ -5,16 +5,21 @@ A policy sees what an agent would see (each observation text) and, for the privi
 their actions to the worker one step at a time, so nothing the program's worker says
 about an episode is taken on trust (see :mod:`spade_gym.validation.episodes`).
 
-Two families:
+Three families:
 
 * the **cheap baselines** (random numbers, random words, empty, copy, repeat): what a
   model that ignores the task does; used by the ``non_triviality`` check.
 * the **shortcut zoo** (:data:`SHORTCUT_BASELINES`): no-reasoning scripts that exploit
   what a weak environment gives away: the answers seen on *other* seeds (``prior``,
-  ``blind_script``), a numeric range and higher/lower feedback (``bisection``), the
-  candidates the screen and the feedback show (``enumeration``, ``copy``), what the screen
-  spells in another form (``decode``: Roman numerals, number words, reversed...). Used by the
-  ``shortcut`` and ``levels`` checks and by ``spade-gym eval --agent baselines``.
+  ``blind_script``), the candidates the screen and the feedback show (``enumeration``,
+  ``copy``), what the screen spells in another form (``decode``: Roman numerals, number words,
+  reversed...), and feedback whose meaning is learned on other seeds' training probes
+  (:mod:`spade_gym.validation.policies_learned`: ``bisection``, ``marks``, ``opponent``,
+  ``probe_plan``). Used by the ``shortcut`` and ``levels`` checks and by ``spade-gym eval
+  --agent baselines``.
+* the **hint rule's scripts** (:mod:`spade_gym.validation.policies_hinted`): any policy here as
+  ``hinted:<kind>`` (playing with the hint shown), and scripts that only read the hint
+  (:data:`HINT_BASELINES`); used by the ``hint_rule`` check.
 
 Every policy is a plain function of the observations and a seeded RNG, so a probe run is
 reproducible from its seeds. What they read off a screen is :mod:`spade_gym.validation.observations`.
@@ -27,19 +32,16 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from spade_gym import toolcalls
+from spade_gym.validation import policies_hinted, policies_learned, policies_tools
 from spade_gym.validation.observations import (
-    HIGHER_FEEDBACK,
-    LOWER_FEEDBACK,
-    NUMBER,
     WORDS,
     all_candidates,
-    as_number,
     boxed,
     decoded_candidates,
     observation_candidates,
-    render_number,
     shape,
 )
+from spade_gym.validation.policies_learned import Bisection
 from spade_gym.validation.policy_base import Policy, Prior
 
 # ----------------------------------------------------------------------------- privileged and fixed
@@ -142,6 +144,8 @@ class RepeatOne(Policy):
 class PriorAnswers(Policy):
     """*prior*: the most frequent solutions of the other seeds, most frequent first."""
 
+    reads_observation = False
+
     def __init__(self, rng, prior: Prior):
         super().__init__(rng)
         self.answers = prior.frequent_solutions() or ["0"]
@@ -154,6 +158,8 @@ class BlindScript(Policy):
     """*blind script*: at turn t, the privileged policy's most common action at turn t on the
     other seeds (memorised procedures, fixed openings)."""
 
+    reads_observation = False
+
     def __init__(self, rng, prior: Prior):
         super().__init__(rng)
         self.script = [Counter(actions).most_common(1)[0][0] if actions else "" for actions in prior.actions_by_turn]
@@ -162,44 +168,6 @@ class BlindScript(Policy):
         return self.script[turn] if turn < len(self.script) else (self.script[-1] if self.script else "")
 
 
-
-
-class Bisection(Policy):
-    """*bisection*: for numeric answers, start at the low end of the range (the solutions seen
-    on other seeds, else the numbers on the screen), then halve it on higher/lower feedback;
-    without usable feedback, step up through the range."""
-
-    def __init__(self, rng, prior: Prior):
-        super().__init__(rng)
-        self.range = prior.numeric_range()
-        self.integral = all(as_number(s) is not None and float(as_number(s)).is_integer()  # type: ignore[arg-type]
-                            for s in prior.solutions) if prior.solutions else True
-
-    def begin(self, observation):
-        numbers = [v for v in (as_number(n) for n in NUMBER.findall(observation[:20_000])) if v is not None]
-        screen = (min(numbers), max(numbers)) if len(numbers) >= 2 else (0.0, 100.0)
-        self.low, self.high = self.range or screen
-        # When the feedback leaves the range learned from other seeds, search the screen's.
-        self.outer = (min(screen[0], self.low), max(screen[1], self.high))
-        self.guess: float | None = None
-
-    def act(self, observation, turn, solution):
-        step = 1 if self.integral else 0
-        if self.guess is None:
-            self.guess = self.low + (1 if self.integral and self.high - self.low > 2 else 0)
-        else:
-            higher, lower = HIGHER_FEEDBACK.search(observation), LOWER_FEEDBACK.search(observation)
-            if lower and not higher:
-                self.high = self.guess - step
-                if self.high < self.low:  # below the learned range: widen it downwards
-                    self.low = min(self.outer[0], self.high)
-            else:  # higher, or no direction: move up
-                self.low = self.guess + step
-                if self.high < self.low:
-                    self.high = max(self.outer[1], self.low)
-            middle = (self.low + self.high) / 2
-            self.guess = float(int(middle)) if self.integral else middle
-        return boxed(render_number(self.guess))
 
 
 class Enumeration(Policy):
@@ -244,8 +212,8 @@ class Decode(Policy):
     """*decode*: answers what the screen and every feedback so far *spell* (Roman numerals, number
     words in four languages, other bases and scripts, reversed, separated, glued, acrostics;
     :mod:`spade_gym.decoding`), those readings first, then what is written; answer-shaped ones
-    first, never one twice, while attempts remain. Validation shows baselines no hint, so this
-    decodes the screen only; a hint is decoded by the ``hint`` check."""
+    first, never one twice, while attempts remain. The shortcut check shows it no hint; the hint
+    rule plays it with the hint shown (``hinted:decode``, ``validation.policies_hinted``)."""
 
     def __init__(self, rng, prior: Prior):
         super().__init__(rng)
@@ -280,11 +248,13 @@ DESCRIPTIONS = {
     "repeat": "repeats one guess copied from the observation",
     "prior": "answers the most frequent solutions of other seeds, in turn",
     "blind_script": "replays the privileged policy's most common action per turn on other seeds",
-    "bisection": "bisects the numeric range on higher/lower feedback",
     "enumeration": "retries distinct candidates from the screen and the feedback, answer-shaped first",
     "copy_every": "answers every token of the first observation in turn",
     "decode": "answers what the screen spells (Roman numerals, number words, other bases, reversed...), in turn",
 }
+
+# bisection and the learned baselines (marks, opponent, probe_plan) describe themselves
+DESCRIPTIONS.update(policies_learned.DESCRIPTIONS)
 
 _SIMPLE: dict[str, Callable[..., Policy]] = {
     "oracle": Oracle, "tool_oracle": ToolScript, "actions": FixedActions, "random_numbers": RandomNumbers,
@@ -292,15 +262,31 @@ _SIMPLE: dict[str, Callable[..., Policy]] = {
 }
 _INFORMED: dict[str, Callable[..., Policy]] = {
     "prior": PriorAnswers, "blind_script": BlindScript, "bisection": Bisection, "enumeration": Enumeration,
-    "copy_every": CopyEvery, "decode": Decode,
+    "copy_every": CopyEvery, "decode": Decode, **policies_learned.POLICIES,
 }
 #: The shortcut zoo, in the order reports list it.
 SHORTCUT_BASELINES: tuple[str, ...] = tuple(_INFORMED)
-KINDS = frozenset(_SIMPLE) | frozenset(_INFORMED)
+#: The shortcut zoo of tool-use programs, which ignore ``\\boxed{}`` (``validation.policies_tools``),
+#: with the blind script (the privileged actions replayed verbatim speak tool calls too).
+_TOOL_INFORMED: dict[str, Callable[..., Policy]] = dict(policies_tools.POLICIES)
+TOOL_SHORTCUT_BASELINES: tuple[str, ...] = ("blind_script", *_TOOL_INFORMED)
+DESCRIPTIONS.update(policies_tools.DESCRIPTIONS)
+#: Training probes: played on other seeds with the answer known, so the learned baselines can
+#: learn what the feedback means (``validation.policies_learned``); never part of the zoo.
+_TRAINING: dict[str, Callable[..., Policy]] = dict(policies_learned.TRAINING)
+KINDS = frozenset(_SIMPLE) | frozenset(_INFORMED) | frozenset(_TOOL_INFORMED) | frozenset(_TRAINING)
+#: The hint rule's scripts (``validation.policies_hinted``): the hint-reading baselines, and any
+#: policy above as ``hinted:<kind>`` (playing with the hint shown).
+HINT_BASELINES: tuple[str, ...] = policies_hinted.HINT_BASELINES
+DESCRIPTIONS.update(policies_hinted.DESCRIPTIONS)
+KINDS |= frozenset(HINT_BASELINES)
 
 
 def label(spec: dict | str) -> str:
     kind = spec if isinstance(spec, str) else spec.get("kind", "?")
+    inner = policies_hinted.hinted_kind(str(kind))
+    if inner in DESCRIPTIONS:
+        return f"{kind} (with the hint shown, {DESCRIPTIONS[inner]})"
     return f"{kind} ({DESCRIPTIONS[kind]})" if kind in DESCRIPTIONS else str(kind)
 
 
@@ -317,4 +303,16 @@ def make_policy(spec: dict, episode_seed: int, prior: Prior | None = None, *, ru
         return _SIMPLE[kind](rng, **spec)
     if kind in _INFORMED:
         return _INFORMED[kind](rng, prior or Prior())
+    if kind in _TOOL_INFORMED:
+        return _TOOL_INFORMED[kind](rng, prior or Prior())
+    if kind in _TRAINING:
+        return _TRAINING[kind](rng, prior or Prior(), **spec)
+    inner = policies_hinted.hinted_kind(str(kind))
+    if inner is not None and inner in KINDS:  # any policy, playing with the hint shown
+        return policies_hinted.Hinted(rng, make_policy({**spec, "kind": inner}, episode_seed, prior, run_seed=run_seed))
+    control = str(kind).startswith(policies_hinted.CONTROL_PREFIX)
+    reader = str(kind)[len(policies_hinted.CONTROL_PREFIX):] if control else kind
+    if reader in policies_hinted.POLICIES:  # a hint-reading script (as a control: reading the screen instead)
+        return policies_hinted.POLICIES[reader](rng, prior or Prior(), lambda other: make_policy(
+            {"kind": other}, episode_seed, prior, run_seed=run_seed), control=control)
     raise ValueError(f"unknown probe policy {kind!r}; known: {', '.join(sorted(KINDS))}")

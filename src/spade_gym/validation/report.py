@@ -122,7 +122,9 @@ class ValidationReport:
         keep = ("oracle_turns", "baseline_win_rates", "multi_turn", "difficulty_levels", "fingerprint",
                 "seeds", "run_seed", "shortcut_win_rates", "level_profile", "screen_reveals",
                 # the counts and confidence intervals behind the two rate tables, and the rule that read them
-                "baseline_win_intervals", "shortcut_win_intervals", "rate_rule")
+                "baseline_win_intervals", "shortcut_win_intervals", "rate_rule",
+                # per level, how much the hint lifts the best script (the hint rule)
+                "hint_lift")
         return {
             "valid": self.valid,
             "checks": [

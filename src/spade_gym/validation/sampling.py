@@ -8,11 +8,13 @@ it adds and a run with a fixed seed replays them exactly.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from spade_gym.validation.episodes import Episode, Job
-from spade_gym.validation.policies import Prior
+from spade_gym.validation.policies import Prior, make_policy
+from spade_gym.validation.policies_learned import GUESS_PROBE, answer_of, probe_name, training_specs
+from spade_gym.validation.policy_base import Transcript, Transcripts
 
 if TYPE_CHECKING:
     from spade_gym.validation.context import Context, LevelProbes
@@ -23,8 +25,15 @@ ORACLE = {"kind": "oracle"}
 Key = tuple[str | None, str]
 
 
-def prior_for(seed: int, oracle: list[Episode]) -> Prior:
-    """What the other seeds' privileged episodes teach a script (this seed left out)."""
+def transcript(episode: Episode) -> Transcript:
+    """An episode as the plain data a policy may learn from."""
+    return Transcript(episode.seed, episode.policy, episode.solution0, episode.obs0 or "", episode.actions,
+                      [step.obs for step in episode.steps], episode.won)
+
+
+def prior_for(seed: int, oracle: list[Episode], training: Sequence[Episode] = ()) -> Prior:
+    """What the other seeds' privileged episodes (and training probes, :func:`training_probes`)
+    teach a script (this seed left out)."""
     others = [e for e in oracle if e.seed != seed and e.error is None]
     actions_by_turn: list[list[str]] = []
     for episode in others:
@@ -32,7 +41,47 @@ def prior_for(seed: int, oracle: list[Episode]) -> Prior:
             if turn == len(actions_by_turn):
                 actions_by_turn.append([])
             actions_by_turn[turn].append(action)
-    return Prior([e.solution0 for e in others if e.solution0], actions_by_turn)
+    transcripts = Transcripts(tuple(zip([e.obs0 or "", *(step.obs for step in e.steps)], e.actions)) for e in others)
+    return Prior([e.solution0 for e in others if e.solution0], actions_by_turn, transcripts,
+                 hints_and_actions=[(e.hint0, e.actions, e.obs0 or "") for e in others],
+                 episodes=[transcript(e) for e in others],
+                 probes=[transcript(e) for e in training if e.seed != seed and e.error is None])
+
+
+def training_probes(ctx: Context, level: str | None, window: list[Episode] | None = None, *,
+                    handle=None, limit: int | None = None) -> list[Episode]:
+    """Training probes at ``level`` (cached): on the first ``shortcut_seeds`` seeds of the prior
+    window, episodes whose actions are chosen knowing the answer (guesses around it, a fixed
+    probe plan; ``validation.policies_learned``), so the zoo's learned baselines can learn what
+    the feedback means before they play fresh seeds. Only the probes the configured zoo needs are
+    played, all in one lock-step run; none for a program none of them applies to."""
+    main = ctx.is_main_level(level)
+    key = (None if main else level, "training probes")
+    if key in ctx._extra:
+        return list(ctx._extra[key].values())
+    window = prior_window(ctx, level) if window is None else window
+    usable = [e for e in window if e.error is None][: ctx.config.shortcut_seeds]
+    specs = training_specs([transcript(e) for e in usable], ctx.config.zoo(ctx.kind))
+    # each seed's probes are built around its answer: what won its privileged episode
+    answers = {e.seed: answer_of(transcript(e)) for e in usable}
+    jobs = []
+    for spec in specs:
+        for e in usable:
+            seeded = {**spec, "answer": answers[e.seed]} if spec["kind"] == GUESS_PROBE else spec
+            policy = make_policy(seeded, e.seed, prior_for(e.seed, window), run_seed=ctx.run_seed)
+            jobs.append(Job(e.seed, probe_name(spec), policy))
+    played: list[Episode] = []
+    if jobs:
+        if handle is None:
+            probes = _probes_at(ctx, level)
+            handle, limit = (ctx.main, ctx.turn_limit) if main else (probes.handle, probes.turn_limit)
+        where = "" if main else f" at difficulty={level!r}"
+        played = ctx.play(handle, jobs, max_steps=limit or ctx.turn_limit, what=f"training probes{where}")
+    for episode in played:  # a probe's transcript carries the answer it was built around
+        if episode.policy.startswith(GUESS_PROBE) and answers.get(episode.seed):
+            episode.solution0 = answers[episode.seed]
+    ctx._extra[key] = dict(enumerate(played))
+    return played
 
 
 def prior_window(ctx: Context, level: str | None) -> list[Episode]:
@@ -95,7 +144,8 @@ def samples(ctx: Context, level: str | None, wanted: Mapping[str, int]) -> dict[
         else:
             if window is None:
                 window = prior_window(ctx, level)
-            spec, priors = {"kind": policy}, {seed: prior_for(seed, window) for seed in seeds}
+                training = training_probes(ctx, level, window)
+            spec, priors = {"kind": policy}, {seed: prior_for(seed, window, training) for seed in seeds}
         for job in ctx.jobs(spec, seeds, priors=priors):
             job.policy_name = policy
             jobs.append(job)
@@ -126,4 +176,5 @@ def level_samples(ctx: Context, wanted: Mapping[Key, int]) -> dict[Key, list[Epi
     return out
 
 
-__all__ = ["ORACLE", "Key", "level_samples", "prior_for", "prior_window", "sample", "samples"]
+__all__ = ["ORACLE", "Key", "level_samples", "prior_for", "prior_window", "sample", "samples", "training_probes",
+           "transcript"]

@@ -1,4 +1,8 @@
-"""A multi-turn warehouse task: instructions revealed one by one (the reference's multi-turn style)."""
+"""A multi-turn warehouse task: instructions revealed one by one (the reference's multi-turn style).
+
+The first instruction names three candidate items and a rule, not the call: which item to reserve
+depends on the stock the tool reports, and how many units is worked out from that stock, so no
+replayed call sequence with arguments copied from the task fits another task."""
 from tool_use_base_env import ToolUseBaseEnv
 
 
@@ -8,10 +12,13 @@ class WarehouseStepsEnv(ToolUseBaseEnv):
         self._call_history = []
         self.rng = random.Random(seed)
         items = ["bolts", "nuts", "gears", "pipes", "valves", "cables"]
-        self._item = self.rng.choice(items)
+        self._candidates = self.rng.sample(items, 3)
         self._bin = f"B{self.rng.randint(10, 99)}"
-        self._qty = self.rng.randint(2, 9)
-        self._state = {"stock": {i: self.rng.randint(20, 60) for i in items}, "bins": {}, "shipped": 0}
+        self._keep = self.rng.randint(2, 9)
+        levels = self.rng.sample(range(20, 61), len(items))  # distinct: "the most stocked" is never a tie
+        self._state = {"stock": dict(zip(items, levels)), "bins": {}, "shipped": 0}
+        self._item = max(self._candidates, key=lambda i: self._state["stock"][i])
+        self._qty = self._state["stock"][self._item] - self._keep
         self._tools = {
             "check_stock": {"description": "Units in stock of an item", "parameters": {
                 "type": "object", "properties": {"item": {"type": "string"}}, "required": ["item"]}},
@@ -21,12 +28,14 @@ class WarehouseStepsEnv(ToolUseBaseEnv):
             "ship": {"description": "Ship the contents of a bin", "parameters": {
                 "type": "object", "properties": {"bin": {"type": "string"}}, "required": ["bin"]}},
         }
+        a, b, c = self._candidates
         self._user_messages = [
-            f"Reserve {self._qty} {self._item} into bin {self._bin}.",
+            f"Of {a}, {b} and {c}, take the one with the most units in stock and reserve all of its units but "
+            f"{self._keep} into bin {self._bin}.",
             f"Now ship bin {self._bin}.",
         ]
         self._message_criteria = [
-            lambda s: s["bins"].get(self._bin, {}).get(self._item, 0) == self._qty,
+            lambda s: s["bins"].get(self._bin) == {self._item: self._qty},
             lambda s: s["shipped"] == self._qty,
         ]
         self._current_msg = 0
@@ -64,6 +73,7 @@ class WarehouseStepsEnv(ToolUseBaseEnv):
         return f"Shipped {bin}" + self._advance_if_done()
 
     def solution(self):
+        checks = [json.dumps({"name": "check_stock", "arguments": {"item": i}}) for i in self._candidates]
         reserve = json.dumps({"name": "reserve", "arguments": {"item": self._item, "qty": self._qty, "bin": self._bin}})
         ship = json.dumps({"name": "ship", "arguments": {"bin": self._bin}})
-        return f"<tool_call>{reserve}</tool_call>\n<tool_call>{ship}</tool_call>\n<answer>done</answer>"
+        return "\n".join(f"<tool_call>{call}</tool_call>" for call in checks + [reserve, ship]) + "\n<answer>done</answer>"

@@ -31,10 +31,12 @@ MODULES = (
     "spade_gym.validation.checks.consistency",
     "spade_gym.validation.checks.play",
     "spade_gym.validation.checks.shortcut",
+    "spade_gym.validation.checks.hint_rule",
     "spade_gym.validation.checks.leaks",
     "spade_gym.validation.checks.environment",
     "spade_gym.validation.checks.novelty",
     "spade_gym.validation.checks.tool_use",
+    "spade_gym.validation.checks.agent_probes",
 )
 
 

@@ -188,7 +188,8 @@ def check_load(ctx: Context) -> Outcome:
     first = episodes[0]
     # What deployment monitors compare against: how often the task screen itself reveals
     # the answer (a multiple-choice screen lists it among the options on every seed).
-    revealed = sum(screen_reveals(e.obs0, e.solution0) for e in episodes)
+    # (every episode has both by now: an empty one was a problem above; ``or ""`` tells the checker)
+    revealed = sum(screen_reveals(e.obs0 or "", e.solution0 or "") for e in episodes)
     ctx.details.update(first_observation=first.obs0, hint=first.hint0, screen_reveals=[revealed, len(episodes)])
     return Outcome(True, f"loaded {ctx.class_name} (max_turns {ctx.max_turns}) and reset it on {len(episodes)} seeds",
                    {"max_turns": ctx.max_turns, "program_info": info})

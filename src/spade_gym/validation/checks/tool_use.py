@@ -34,17 +34,19 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 
 from spade_gym import toolcalls
 from spade_gym.contract import TOOL_METHOD_PREFIX, TOOL_USE_KIND
 from spade_gym.errors import SandboxError
 from spade_gym.sandbox import ProgramHandle
 from spade_gym.sandbox.tooluse import valid_tool_name
-from spade_gym.validation.checks import check
+from spade_gym.validation import policies_tools
+from spade_gym.validation.checks import check, shortcut
 from spade_gym.validation.checks.contract import episode_error
 from spade_gym.validation.context import Abort, Context, Outcome
 from spade_gym.validation.episodes import FATAL_KINDS, Job
-from spade_gym.validation.leaks import leaks
+from spade_gym.validation.leaks import leaks, normalise
 from spade_gym.validation.messages import Problem, describe_error, excerpt, format_problems
 from spade_gym.validation.policies import Feed, FixedActions
 from spade_gym.validation.tool_schemas import (
@@ -54,6 +56,9 @@ from spade_gym.validation.tool_schemas import (
     signature_problems,
     tool_methods,
 )
+
+# The shortcut check names the fix for each baseline that wins; the tool-use zoo brings its own.
+shortcut.REPAIRS.update(policies_tools.REPAIRS)
 
 #: Answers shorter than this (normalised) are not searched for in texts: they occur by chance.
 MIN_LEAK_CHARS = 2
@@ -65,6 +70,31 @@ NO_CALL_PRELUDES: tuple[list[str], ...] = (
     ['<tool_call>{"name": "no_such_tool", "arguments": {}}</tool_call>'],
     ["<answer>0</answer>"],
 )
+
+
+#: Seeds whose tool schemas are searched for the answer.
+SCHEMA_SEEDS = 4
+#: Shortest answer (letters and digits) looked for *inside* a longer token of the schemas.
+MIN_GLUED_CHARS = 3
+_ALNUM = re.compile(r"[0-9a-z]+")
+
+
+def glued_in_schemas(schemas: dict[int, str], answers: dict[int, str]) -> list[int]:
+    """Seeds whose schemas carry their answer glued inside a longer token (``form qxW42vk``), in a
+    token no other seed's schemas have: the decoders read digit runs inside tokens, not a code or
+    a word between letters. A schema text is the same for every task unless it is made per task,
+    so a token only this seed's schemas have, holding this seed's answer, was put there for it
+    (an honest per-task enum lists the answer as a whole token, which :func:`leaks` reports)."""
+    tokens = {seed: set(_ALNUM.findall(normalise(text))) for seed, text in schemas.items()}
+    found = []
+    for seed, own in tokens.items():
+        answer = "".join(_ALNUM.findall(normalise(answers.get(seed) or "")))
+        if len(answer) < MIN_GLUED_CHARS:
+            continue
+        others = set().union(*(t for s, t in tokens.items() if s != seed))
+        if any(answer in token and answer != token for token in own - others):
+            found.append(seed)
+    return found
 
 
 def main_handle(ctx: Context) -> ProgramHandle:
@@ -219,18 +249,24 @@ def check_tools_needed(ctx: Context) -> Outcome:
                 f"the answer {excerpt(known[seed])} appears in the task text {excerpt(by_seed[seed].obs0, 160)} "
                 f"(on {len(in_task)} of {len(known)} seeds): the agent can copy it without calling a tool")))
         in_tools = []
-        for seed, answer in list(known.items())[:4]:
+        schema_texts: dict[int, str] = {}
+        for seed, answer in list(known.items())[:SCHEMA_SEEDS]:
             try:
                 handle.reset(seed=seed)
                 schemas = json.dumps(handle.tools(), ensure_ascii=False)
             except SandboxError:
                 continue  # the tool_schemas check reports failing get_tools()
+            schema_texts[seed] = schemas
             if leaks(schemas, answer, min_chars=MIN_LEAK_CHARS):
                 in_tools.append(seed)
+        how = ""
+        glued = glued_in_schemas(schema_texts, known)
+        if not in_tools and len(glued) >= 2:  # (two seeds: one short answer inside a token can be chance)
+            in_tools, how = glued, f", glued inside a longer token on {len(glued)} of {len(schema_texts)} seeds"
         if in_tools:
             problems.append(Problem("in-tools", f"seed {in_tools[0]}", (
                 f"the answer {excerpt(known[in_tools[0]])} appears in the tool schemas the agent is given (names, "
-                f"descriptions, parameters)")))
+                f"descriptions, parameters){how}")))
         hints = [("the given hint", ctx.hint, list(known))] if isinstance(ctx.hint, str) else []
         hints += [(f"hint() for seed {e.seed}", e.hint0, [e.seed]) for e in oracle if isinstance(e.hint0, str)]
         for where, text, seeds in hints:

@@ -1,0 +1,35 @@
+"""Bad: agent_probe_sound.py, except that a reply with eight words or more of prose before the box
+gets a "confidence" from the unseeded global generator: the same seed, the same reply, another
+episode. Short probes, which the determinism check replays, get the same feedback every time."""
+import random
+import re
+
+
+class ProseVaultEnv:
+    def __init__(self, max_turns=6, **kwargs):
+        self.max_turns = max_turns
+        self.reset()
+
+    def reset(self, seed=None):
+        self._code = random.Random(seed).randint(1000, 9999)
+        self.turns = 0
+        return "A vault code from 1000 to 9999; six tries, each told higher or lower. Answer \\boxed{code}.", {}
+
+    def solution(self):
+        return str(self._code)
+
+    def hint(self):
+        return "Each guess should cut what is left of the range in half."
+
+    def step(self, action):
+        self.turns += 1
+        m = re.search(r"\\boxed\{\s*(\d{1,6})\s*\}", action)
+        guess = int(m.group(1)) if m else None
+        if guess == self._code:
+            return "Open.", 1.0, True, False, {}
+        if self.turns >= self.max_turns:
+            return "Locked out.", 0.0, True, False, {}
+        word = "higher" if guess is not None and guess < self._code else "lower"
+        if len(action.split("\\boxed", 1)[0].split()) >= 8:  # a long reply gets a "confidence" from the
+            return f"No, {word} (confidence {random.randint(1, 99)}%).", 0.0, False, False, {}  # unseeded RNG
+        return f"No, {word}.", 0.0, False, False, {}

@@ -1,0 +1,42 @@
+# Hint rule, sound: the screen itself states the recipe ("the sum of the two largest catches, times
+# 3"), and the hint restates it. A script that evaluates the recipe wins with the hint, and as often
+# reading the screen alone: the hint hands over nothing the task does not say (an easy task, not a
+# hint that makes it mechanical), so the hint rule accepts it.
+import random
+import re
+
+HUNTERS = ["Aldo", "Bree", "Cass", "Dov", "Eli", "Fen", "Gus", "Hale"]
+WORDS = {2: "two", 3: "three"}
+
+
+class GuildPayEnv:
+    def __init__(self, max_turns=3, **kwargs):
+        self.max_turns = max_turns
+        self.reset()
+
+    def reset(self, seed=None):
+        rng = random.Random(seed)
+        names = rng.sample(HUNTERS, 6)
+        catches = rng.sample(range(5, 40), 6)
+        self.k, self.m = rng.choice([2, 3]), rng.choice([2, 3, 4])
+        self.answer = self.m * sum(sorted(catches, reverse=True)[: self.k])
+        self.turns = 0
+        table = "\n".join(f"  {n}: {c}" for n, c in zip(names, catches))
+        return ("GUILD PAY\nPelts brought in this season:\n" + table + "\n"
+                f"The guild pays the sum of the {WORDS[self.k]} largest catches, times {self.m}. How many coins "
+                "does the guild pay? Answer with \\boxed{COINS}; three tries."), {}
+
+    def solution(self):
+        return str(self.answer)
+
+    def hint(self):
+        return f"Add the {WORDS[self.k]} largest catches and multiply the total by {self.m}."
+
+    def step(self, action):
+        self.turns += 1
+        m = re.search(r"\\boxed\{\s*(\d{1,6})\s*\}", action)
+        if m is not None and int(m.group(1)) == self.answer:
+            return "Right: the guild pays that.", 1.0, True, False, {}
+        if self.turns >= self.max_turns:
+            return "Wrong. No tries left.", 0.0, True, False, {}
+        return "Wrong.", 0.0, False, False, {}
