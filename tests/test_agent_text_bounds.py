@@ -41,7 +41,7 @@ from spade_gym.toolcalls import (
 #: A step's wall-clock bound here: far above what a bounded step costs (milliseconds),
 #: well below the sandbox's 5 s call deadline (past which a step is a program failure).
 STEP_SECONDS = 2.5
-TOOL_USE_ID = "spade/AccountProvisioning-v0"  # a bundled tool-use env (card.json "kind": "tool-use")
+TOOL_USE_ID = "spade/AccountProvisioning-v1"  # a bundled tool-use env (card.json "kind": "tool-use")
 BIG = "1" * 5000  # past CPython's 4,300-digit int/str conversion limit
 
 # A game that compares answers with the math_verify stand-in, against golds of each kind

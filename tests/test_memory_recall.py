@@ -12,7 +12,7 @@ games hand out a few strikes or attempts, so a lookup reader that is right on mo
 win now and then by luck (a blind guess at a small answer space, a deal where the moves happen to
 miss the asked item); 35% leaves room for that on 8 seeds (at most 2 wins) while failing any game
 whose questions a reader answers by copying: before the redesign these agents won 100% of some
-level of six of the nine games (SkullConcentration, CodebookCourier, MemoryPalaceFetch,
+level of six of the nine games the suite then had (SkullConcentration, CodebookCourier, MemoryPalaceFetch,
 CargoManifestAmend, TwinChannelRecall, WitnessClash).
 """
 
@@ -95,35 +95,6 @@ def shell_start(transcript):
         return boxed("next")
     row = re.search(r"from left to right: (.*?)\.\n", transcript[0]).group(1).split(", ")
     return boxed(", ".join(row[ORDINALS.index(w)] for w in m.groups()))
-
-
-def twin_naive(transcript, by_count=False, base=0):
-    """The k-th word of each channel as printed in the raw log (scratch tokens skipped, nothing cancelled), then
-    its neighbours on a retry; with `by_count`, shifted first by the number of scratches on that channel."""
-    log = re.findall(r"\[(\w+)\] (\S+)", transcript[0])
-    q = re.search(r"the (\d+)\w\w word of the (\w+) list counting from the END, and the (\d+)\w\w word of the "
-                  r"(\w+) list", transcript[0])
-    k_end, chan_a, k_start, chan_b = int(q.group(1)), q.group(2), int(q.group(3)), q.group(4)
-    a = [w for c, w in log if c == chan_a and "SCRATCH" not in w]
-    b = [w for c, w in log if c == chan_b and "SCRATCH" not in w]
-    base_a = sum(1 for c, w in log if c == chan_a and "SCRATCH" in w) if by_count else base
-    base_b = sum(1 for c, w in log if c == chan_b and "SCRATCH" in w) if by_count else base
-    shift = len(transcript) - 1  # 0, 1, 2 on successive attempts
-    feedback = transcript[-1] if shift else ""
-    sa = 0 if "First word: correct" in feedback else shift
-    sb = 0 if "Second word: correct" in feedback else shift
-    pa = max(0, min(len(a) - 1, len(a) - k_end - base_a - sa))
-    pb = max(0, min(len(b) - 1, k_start - 1 + base_b + sb))
-    return boxed(f"{a[pa]} {b[pb]}")
-
-
-def twin_by_count(transcript):
-    return twin_naive(transcript, by_count=True)
-
-
-def twin_shift_two(transcript):
-    """The smallest shift a scratch-free reading can be off by, guessed blindly."""
-    return twin_naive(transcript, base=2)
 
 
 CARGO_OWNERS = ("Halvorsen", "Marek", "Okafor", "Lindqvist", "Dubois", "Sato", "Moreau", "Petrova", "Alvarez",
@@ -380,7 +351,6 @@ LOOKUP_AGENTS = {
     "MarbleLedger": (marble_start, marble_latest),
     "GeneralStoreTally": (store_opening, store_latest, store_sum),
     "ShellGame": (shell_start,),
-    "TwinChannelRecall": (twin_naive, twin_by_count, twin_shift_two),
     "CargoManifestAmend": (cargo_lookup, cargo_printed, cargo_hop, cargo_each_in_turn),
 }
 

@@ -1,4 +1,4 @@
-"""Eight bundled games with mechanics no other bundled game has must need the reasoning they name.
+"""Seven bundled games with mechanics no other bundled game has must need the reasoning they name.
 
 Two kinds of host-side agents play them through ``gym.make`` (so the programs run in the sandbox, like any
 agent's episode), each seeing only the observations:
@@ -7,7 +7,7 @@ agent's episode), each seeing only the observations:
   geometry, GF(2) elimination, brute force): it must win every episode, which shows the public evidence
   determines the one accepted answer (single-answer games);
 * the obvious no-reasoning *heuristics* (press what is lit, one number at a time, bounding boxes, proposal
-  algorithms, greedy bidding or picking, beat-the-last-move...): each must win under HEURISTIC_LIMIT of the
+  algorithms, greedy bidding or picking...): each must win under HEURISTIC_LIMIT of the
   episodes at every level, the threshold the validator's shortcut zoo uses.
 """
 
@@ -366,37 +366,6 @@ def alchemy_raise_one_at_a_time(transcript):
 
 
 # ---------------------------------------------------------------------------------------- multi-turn games
-MOVES = ("rock", "paper", "scissors")
-BEATS = {"rock": "paper", "paper": "scissors", "scissors": "rock"}
-
-
-def rival_moves(transcript):
-    return re.findall(r"round \d+: you \w+, rival (\w+)", transcript[-1])
-
-
-def rival_beat_last(transcript):
-    theirs = rival_moves(transcript)
-    return boxed(BEATS[theirs[-1]] if theirs else "rock")
-
-
-def rival_beat_most_frequent(transcript):
-    theirs = rival_moves(transcript)
-    return boxed(BEATS[Counter(theirs).most_common(1)[0][0]] if theirs else "rock")
-
-
-def rival_markov(transcript):
-    """Predict the move that followed the rival's last move the last time it played it."""
-    theirs = rival_moves(transcript)
-    for i in range(len(theirs) - 2, -1, -1):
-        if theirs[i] == theirs[-1]:
-            return boxed(BEATS[theirs[i + 1]])
-    return rival_beat_last(transcript)
-
-
-def fixed_script(script):
-    return lambda transcript: boxed(script[(len(transcript) - 1) % len(script)])
-
-
 def lots_greedy(transcript):
     """Bid one more than the lot's points whenever the purse allows it (a valuation, not a plan)."""
     obs = transcript[-1]
@@ -454,10 +423,6 @@ HEURISTICS = {
     "MinefieldSafeCells": {"one number at a time": mine_one_number},
     "WatchtowerSightlines": {"no wall in the bounding box": sight_bounding_box, "step along the line": sight_stepping},
     "GuildApprenticeMatch": {"proposal algorithms": guild_proposals},
-    "RivalHabitDuel": {"beat its last move": rival_beat_last, "beat its favourite move": rival_beat_most_frequent,
-                       "last-transition predictor": rival_markov, "always rock": fixed_script(["rock"]),
-                       "rotate": fixed_script(["rock", "paper", "scissors"]),
-                       "rotate backwards": fixed_script(["rock", "scissors", "paper"])},
     "SealedBidLots": {"bid points + 1": lots_greedy, "all in on the biggest lot": lots_all_in_biggest},
     "RelicDraft": {"most points": relic_most_points, "stick to one kind": relic_kind_focus},
 }

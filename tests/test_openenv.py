@@ -28,7 +28,7 @@ from spade_gym import privileged, toolcalls
 from spade_gym.integrations import openenv as served
 
 GAME = "spade/LetterFeedbackHunt-v0"  # multi-turn game, card kind "game"
-TOOL_USE = "spade/AccountProvisioning-v0"  # card kind "tool-use"
+TOOL_USE = "spade/AccountProvisioning-v1"  # card kind "tool-use"
 TOKEN = "test-token-3f9a"
 WRONG = {GAME: "\\boxed{zzzzz}", TOOL_USE: "<answer>not it</answer>"}
 # a step that never returns (the host kills the worker at its deadline) and one that exhausts memory
