@@ -91,7 +91,7 @@ class Rows(Sequence):
     def __len__(self) -> int:
         return self._length
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(self._length))]
         if not -self._length <= index < self._length:

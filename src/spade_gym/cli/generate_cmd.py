@@ -83,8 +83,10 @@ def command(ctx, backend, model, base_url, api_key_env, n, suite, kind, skills, 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from spade_gym.generate.backends import make_backend
+    from spade_gym.generate.backends.replay import ReplayBackend
     from spade_gym.generate.pipeline import GenerateConfig, GenerationPipeline, replay_targets
     from spade_gym.generate.prompts import GroundingCorpus
+    from spade_gym.generate.targets import Target
     from spade_gym.registry import register_suite
 
     suite_path = Path(suite)
@@ -102,11 +104,11 @@ def command(ctx, backend, model, base_url, api_key_env, n, suite, kind, skills, 
     settings = dict(kind=kind, multi_turn_ratio=multi_turn_ratio, attempts=attempts, seed=seed, temperature=temperature,
                     max_tokens=max_tokens)
     settings.update(_replayed_settings(ctx, getattr(designer_backend, "settings", None) or {}))
-    targets = ()
+    targets: tuple[Target, ...] = ()
     console = Console(stderr=as_json)
     if backend == "replay" and not skills and n is None:
         targets = tuple(replay_targets(designer_backend) or ())
-        if targets and not designer_backend.keyed and concurrency > 1:
+        if targets and isinstance(designer_backend, ReplayBackend) and not designer_backend.keyed and concurrency > 1:
             concurrency = 1  # an in-order log maps completion i to target i only sequentially
     config = GenerateConfig(n=1 if n is None else n, skills=tuple(skills), concurrency=concurrency,
                             designer=designer, targets=targets, **settings)
@@ -125,7 +127,7 @@ def command(ctx, backend, model, base_url, api_key_env, n, suite, kind, skills, 
         def on_result(result):
             with lock:
                 counts["accepted" if result.accepted else "rejected"] += 1
-                progress.update(task, advance=1, **counts)
+                progress.update(task, advance=1, accepted=counts["accepted"], rejected=counts["rejected"])
 
         pipeline = GenerationPipeline(designer_backend, suite_path, config, log_path=log_path, corpus=grounding,
                                       progress=on_result)

@@ -62,7 +62,10 @@ def command(env_id, seed, hint, difficulty, suite, show_solution):
     Example:
       spade-gym play spade/LetterFeedbackHunt-v0 --seed 3 --hint
     """
+    from typing import cast
+
     from spade_gym.env import privileged
+    from spade_gym.env.spade_env import SpadeEnv
     from spade_gym.registry import make_env
 
     entry = resolve_entry(env_id, suite)
@@ -71,8 +74,8 @@ def command(env_id, seed, hint, difficulty, suite, show_solution):
     total = 0.0
     try:
         obs, info = env.reset(seed=seed)
-        click.secho(f"{entry.id}  (seed {env.unwrapped.last_program_seed}, up to {env.unwrapped.max_turns} turns)",
-                    bold=True)
+        program = cast(SpadeEnv, env.unwrapped)
+        click.secho(f"{entry.id}  (seed {program.last_program_seed}, up to {program.max_turns} turns)", bold=True)
         click.echo(printable(obs))
         tools = info.get("tools") if isinstance(info.get("tools"), list) else None
         if tools is not None:
@@ -90,6 +93,7 @@ def command(env_id, seed, hint, difficulty, suite, show_solution):
             else:
                 action = text if "\\boxed{" in text else "\\boxed{" + text.strip() + "}"
             obs, reward, terminated, truncated, info = env.step(action)
+            reward = float(reward)  # already a float: gymnasium types it SupportsFloat
             total += reward
             click.echo(printable(obs))
             if reward:

@@ -199,8 +199,8 @@ def _de_ordinal(word: str) -> tuple[Item, ...] | None:
             stem = base[: -len(suffix)] if base.endswith(suffix) else ""
             if len(stem) < 3:
                 continue
-            head = ((_DE_ORDINAL_STEMS.get(stem) or lex.get(stem) or _PARTS["de"].get(stem)),)
-            found = head if head[0] is not None else _splits(stem, "de")
+            head = _DE_ORDINAL_STEMS.get(stem) or lex.get(stem) or _PARTS["de"].get(stem)
+            found = (head,) if head is not None else _splits(stem, "de")
             if found:
                 return (*found[:-1], found[-1]._replace(ordinal=True))
     return None
@@ -238,9 +238,9 @@ def readings(word: str) -> dict[str, tuple[Item, ...]]:
     if word.isdigit():
         item = (Item(int(word), N, N),)
         return {lang: item for lang in LANGUAGES}
-    out = {}
+    out: dict[str, tuple[Item, ...]] = {}
     for lang in LANGUAGES:
-        found = (LEXICON[lang][word],) if word in LEXICON[lang] else None
+        found: tuple[Item, ...] | None = (LEXICON[lang][word],) if word in LEXICON[lang] else None
         if found is None and len(word) >= 5:
             found = _splits(word, lang) or (_de_ordinal(word) if lang == "de" else None)
         if found:
@@ -261,10 +261,10 @@ def phrases(folded: str) -> tuple[tuple[int, int, int, str], ...]:
     spans = [(m.start(), m.end()) for m in _TOKEN.finditer(folded)]
     tokens = []  # (token index, start, end, word, readings, joined) of the words that read as numbers
     for index, (start, end) in enumerate(spans):
-        found = readings(folded[start:end])
-        if found:
+        by_lang = readings(folded[start:end])
+        if by_lang:
             joined = index > 0 and bool(_JOINING_GAP.fullmatch(folded[spans[index - 1][1]:start]))
-            tokens.append((index, start, end, folded[start:end], found, joined))
+            tokens.append((index, start, end, folded[start:end], by_lang, joined))
     out = []
     for lang in LANGUAGES:
         words = {t[0] for t in tokens if lang in t[4] and not t[3].isdigit()}

@@ -136,7 +136,8 @@ class SpadeVectorEnv(VectorEnv):
         super().reset(seed=seed)
         seeds = self._program_seeds(seed)
         results = self._run({i: {"seed": s} for i, s in enumerate(seeds)})
-        observations, infos = [], {}
+        observations: list[Any] = []
+        infos: dict[str, Any] = {}
         for i in range(self.num_envs):
             obs, info = self._reset_result(i, results[i])
             observations.append(obs)
@@ -181,14 +182,15 @@ class SpadeVectorEnv(VectorEnv):
         actions = list(actions)
         if len(actions) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions, got {len(actions)}")
-        requests = {}
+        requests: dict[int, dict[str, Any]] = {}
         for i, action in enumerate(actions):
             if self._needs_reset[i]:
                 requests[i] = {"seed": self._next_seed(i)}
             elif not self._failed[i]:
                 requests[i] = {"action": episode.clip_action(action)}
         results = self._run(requests)
-        observations, infos = [], {}
+        observations: list[Any] = []
+        infos: dict[str, Any] = {}
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminations = np.zeros(self.num_envs, dtype=bool)
         truncations = np.zeros(self.num_envs, dtype=bool)

@@ -33,7 +33,7 @@ import threading
 import uuid
 import weakref
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from openenv.core.env_server import Action, Environment, Observation, State, create_app
 from openenv.core.env_server.types import EnvironmentMetadata
@@ -41,6 +41,11 @@ from pydantic import Field
 
 from spade_gym.errors import SandboxError, SpadeError
 from spade_gym.integrations.openenv_auth import PUBLIC_PATHS, TOKEN_ENV_VAR, SpadeEnvClient, TokenGate
+
+if TYPE_CHECKING:  # gymnasium is imported when a session first builds its env
+    import gymnasium
+
+    from spade_gym.env.spade_env import SpadeEnv
 
 __all__ = [
     "PUBLIC_PATHS",
@@ -154,7 +159,7 @@ class SpadeSessionEnv(Environment):
     def __init__(self, config: ServeConfig):
         super().__init__()
         self.config = config
-        self._env = None
+        self._env: gymnasium.Env | None = None
         self._key: tuple | None = None
         self._slot = False
         self._closed = False
@@ -192,7 +197,7 @@ class SpadeSessionEnv(Environment):
 
             return self._observation(ERROR_OBSERVATION, None, False, True, {"error": error_info(exc, "load")})
         obs, info = env.reset(seed=seed)
-        self._seed = env.unwrapped.last_program_seed
+        self._seed = cast("SpadeEnv", env.unwrapped).last_program_seed
         self._done = "error" in info  # a program that failed at reset has no episode to play
         return self._observation(obs, None, False, self._done, info)
 

@@ -70,6 +70,8 @@ class SpadeEnvClient(GenericEnvClient):
     with its WebSocket handshake. openenv-core 0.3's client sends no headers; newer OpenEnv
     clients take ``headers=``, which this passes on."""
 
+    _ws: Any  # the client's socket, set by the base class (openenv ships no types to say so)
+
     def __init__(self, base_url: str, token: str | None = None, **kwargs: Any):
         token = token if token is not None else os.environ.get(TOKEN_ENV_VAR) or None
         headers = {"Authorization": f"Bearer {token}"} if token else {}

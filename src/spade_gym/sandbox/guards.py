@@ -21,7 +21,7 @@ for a missing attribute, while the message says plainly that the sandbox refused
 
 from __future__ import annotations
 
-import _string
+import _string  # type: ignore[import-not-found]  # CPython's private module: typeshed has no stub
 import abc
 import builtins
 import decimal
@@ -207,7 +207,7 @@ class Guards:
         return _getattr_
 
     def _make_slow_getattr(self):
-        fast = None  # bound below; the slow path ends in the same result check
+        fast: typing.Callable[[object, str], object]  # bound below; the slow path ends in the same result check
         missing = object()
         format_cache = self._format_cache
         guards = self

@@ -191,7 +191,7 @@ class SpadePolicy(RestrictingNodeTransformer):
             copy_locations(new_node, node)
             ast.fix_missing_locations(new_node)
             return new_node
-        guarded_base = ast.Call(func=ast.Name("_write_", ast.Load()), args=[base], keywords=[])
+        guarded_base: ast.expr = ast.Call(func=ast.Name("_write_", ast.Load()), args=[base], keywords=[])
         if inline:
             guarded_base = ast.IfExp(test=_owned_test(base), body=ast.Name(base.id, ast.Load()), orelse=guarded_base)
         copy_locations(guarded_base, base)

@@ -100,5 +100,5 @@ def public_getattr(hook):
             raise AttributeError(name)
         return hook(self, name)
 
-    __getattr__.__wrapped_hook__ = hook
+    __getattr__.__wrapped_hook__ = hook  # type: ignore[attr-defined]  # functions take attributes; mypy does not model them
     return __getattr__

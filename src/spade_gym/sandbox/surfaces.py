@@ -121,7 +121,8 @@ def _private_copy(value):
 _MUTABLE_MEMBER_TYPES = (dict, list, set, bytearray, decimal.Context)
 
 #: Read-only stand-ins for mutable containers held as *class* attributes of library classes.
-_READ_ONLY = {dict: types.MappingProxyType, list: tuple, set: frozenset, bytearray: bytes}
+_READ_ONLY: dict[type, collections.abc.Callable] = {dict: types.MappingProxyType, list: tuple, set: frozenset,
+                                                    bytearray: bytes}
 _FROZEN_CLASSES: set = set()
 
 

@@ -129,7 +129,7 @@ def guarded_functools(guards) -> dict:
                 _no_string_annotations(cls)
             return register(cls, func)
 
-        dispatcher.register = guarded_register
+        dispatcher.register = guarded_register  # type: ignore[method-assign]  # shadows the method on this one dispatcher
         return dispatcher
 
     def total_ordering(cls):
@@ -167,7 +167,8 @@ def guarded_dataclasses(guards) -> dict:
 
 def guarded_namedtuple(guards):
     def namedtuple(typename, field_names, *, rename=False, defaults=None, module=None):
-        cls = collections.namedtuple(typename, field_names, rename=rename, defaults=defaults,
+        # a class named at run time: mypy only models namedtuple() called with literals
+        cls = collections.namedtuple(typename, field_names, rename=rename, defaults=defaults,  # type: ignore[misc, arg-type]
                                      module=module or "spade_program")
         return guards.adopt(cls)
 
@@ -244,8 +245,8 @@ def refuse_private_enum_names():
                 raise SandboxRefusal(f"enum member name {key!r} is not allowed in the sandbox")
         return create(cls, class_name, names, **kwargs)
 
-    _create_._spade_guarded = True
-    enum.EnumType._create_ = _create_
+    _create_._spade_guarded = True  # type: ignore[attr-defined]  # functions take attributes; mypy does not model them
+    enum.EnumType._create_ = _create_  # type: ignore[attr-defined]  # typeshed leaves out the private _create_
 
 
 def guarded_operator(guarded_getattr):
