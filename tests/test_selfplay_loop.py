@@ -54,7 +54,7 @@ def test_metrics_written_per_iteration(run):
         assert row["tokens_designer"] > 0 and row["tokens_agent"] > 0
         assert isinstance(row["train_loss"], float) and "train_grad_norm" in row  # TRL's metrics reach the file
         for phase in ("design_s", "validate_s", "play_s", "update_s"):
-            assert row[phase] >= 0
+            assert isinstance(row[phase], float) and row[phase] > 0, (phase, row[phase])  # every phase ran
     assert summary["iterations"] == 2
 
 

@@ -14,6 +14,7 @@ pytest.importorskip("trl")
 from fakes import FakeOpenAI  # noqa: E402
 
 from spade_gym.cli import main  # noqa: E402
+from spade_gym.generate.prompts.skills import SKILLS  # noqa: E402
 from spade_gym.registry import Suite  # noqa: E402
 from spade_gym.selfplay.demo_designs import DEMO_DESIGNS  # noqa: E402
 from spade_gym.selfplay.warmstart import designer_completion  # noqa: E402
@@ -41,7 +42,10 @@ def test_served_designer_designs_and_only_the_agent_trains(tmp_path):
     summary = json.loads(result.stdout)
     (_, request), *_ = server.requests
     assert request["model"] == "designer-x" and request["n"] == 2
-    assert "Pattern Recognition" in json.dumps(request["messages"]) or request["messages"]
+    # the designer is asked for one skill of the catalogue, in chat messages
+    prompt = " ".join(m["content"] for m in request["messages"])
+    assert [m["role"] for m in request["messages"]][-1] == "user"
+    assert any(skill in prompt for skill in SKILLS), prompt[:300]
     assert summary["designed"] == 2 and summary["valid"] == 1
     assert summary["registered"] == ["spade/OddOne-v0"]
     (entry,) = Suite(run_dir / "suite").entries()

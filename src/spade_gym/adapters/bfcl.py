@@ -62,6 +62,7 @@ from spade_gym.adapters.bfcl_data import (  # re-exported: see __all__
     CATEGORIES,
     DATA_FILE,
     DISTRIBUTION,
+    MAX_OBSERVATION_CHARS,
     MULTI_TURN_CATEGORIES,
     BfclDataError,
     BfclTask,
@@ -87,7 +88,6 @@ RECORDED = ("Recorded (these functions are not executed here). Make any other ca
 MAX_STEPS = 32
 #: What the oracle replies where no call is right.
 NO_CALL_ANSWER = "None of the available functions fits this request."
-MAX_OBSERVATION_CHARS = 400_000
 
 
 # ----------------------------------------------------------------------------- the scorable tasks

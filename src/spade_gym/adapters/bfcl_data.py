@@ -18,6 +18,8 @@ from spade_gym.errors import ConfigError, RegistryError
 #: The PyPI distribution that ships the data, and its data file names.
 DISTRIBUTION = "bfcl-eval"
 DATA_FILE = "BFCL_v4_{category}.json"
+#: Longest observation a BFCL env returns (single- and multi-turn share it).
+MAX_OBSERVATION_CHARS = 400_000
 #: BFCL category -> how a reply is checked (see :mod:`spade_gym.adapters.bfcl_checker`).
 CATEGORIES: dict[str, str] = {
     "simple_python": "simple",

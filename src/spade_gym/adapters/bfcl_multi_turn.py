@@ -32,9 +32,15 @@ from typing import Any
 
 import gymnasium as gym
 
-from spade_gym.adapters import bfcl
 from spade_gym.adapters.bfcl_answers import json_schema
-from spade_gym.adapters.bfcl_data import DATA_FILE, BfclDataError, data_dir, data_version, read_jsonl
+from spade_gym.adapters.bfcl_data import (
+    DATA_FILE,
+    MAX_OBSERVATION_CHARS,
+    BfclDataError,
+    data_dir,
+    data_version,
+    read_jsonl,
+)
 from spade_gym.contract import MAX_ACTION_CHARS, TOOL_USE_KIND
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.errors import RegistryError, SpadeError
@@ -199,7 +205,7 @@ class BfclMultiTurnEnv(gym.Env[str, str]):
         self.tasks = load_tasks(category)
         self.category = category
         self.show_tools = bool(show_tools)
-        self.observation_space = UnicodeText(bfcl.MAX_OBSERVATION_CHARS)
+        self.observation_space = UnicodeText(MAX_OBSERVATION_CHARS)
         self.action_space = UnicodeText(MAX_ACTION_CHARS)
         self._simulators = Simulators(request_deadline)
         self._task: MultiTurnTask | None = None
@@ -233,7 +239,7 @@ class BfclMultiTurnEnv(gym.Env[str, str]):
         info = {"tools": copy.deepcopy(self._tools), "category": self.category, "task_id": self._task.id,
                 "index": index, "num_tasks": len(self.tasks), "turns": len(self._task.turns),
                 "bfcl_version": data_version()}
-        return "\n\n".join(parts)[:bfcl.MAX_OBSERVATION_CHARS], info
+        return "\n\n".join(parts)[:MAX_OBSERVATION_CHARS], info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
         if self._task is None:

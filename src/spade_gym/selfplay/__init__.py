@@ -24,11 +24,7 @@ def resume_selfplay(*args, **kwargs):
 
     return resume(*args, **kwargs)
 
-
-#: The earlier name of :func:`start_selfplay`.
-run_selfplay = start_selfplay
-
 __all__ = [
     "PRESETS", "RewardConfig", "SelfPlayConfig", "apply_overrides", "designer_reward", "episode_outcome",
-    "load_preset", "paired_regret", "plateau", "resume_selfplay", "run_selfplay", "start_selfplay",
+    "load_preset", "paired_regret", "plateau", "resume_selfplay", "start_selfplay",
 ]

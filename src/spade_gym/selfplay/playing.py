@@ -119,7 +119,7 @@ class PlayStage(RolloutStage):
             design.step_timeout = env_id in hung
             hinted_out, plain_out = outcomes[env_id]
             design.regret = paired_regret(hinted_out, plain_out)
-            design.win_rate_hint = _mean(list(hinted_out.values()))
+            design.win_rate_hint = mean_or_none(list(hinted_out.values()))
         # This rank's no-hint plays of intact designs: gathered with the agent's plays for the win rates.
         self.regret_plays = [(env_id, outcome) for env_id, hint, _, outcome, _, _ in results
                              if not hint and env_id not in broken_by]
@@ -331,7 +331,7 @@ def _training_rows(episodes: list[tuple[Record, float | None]], G: int, turn_slo
     return rows
 
 
-def _mean(values):
+def mean_or_none(values):
     values = [v for v in values if v is not None]
     return sum(values) / len(values) if values else None
 

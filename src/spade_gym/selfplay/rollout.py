@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 from pathlib import Path
 
 from spade_gym.errors import SpadeError
@@ -55,7 +56,7 @@ from spade_gym.selfplay.delayed import DelayedDesignStage
 from spade_gym.selfplay.designing import DesignStage
 from spade_gym.selfplay.distributed import Ranks
 from spade_gym.selfplay.generation import make_generator
-from spade_gym.selfplay.playing import PlayStage, _mean
+from spade_gym.selfplay.playing import PlayStage, mean_or_none
 from spade_gym.selfplay.policy import TokenPolicy
 from spade_gym.selfplay.records import DesignResult, RunState
 from spade_gym.selfplay.rewards import designer_reward_scale
@@ -157,7 +158,7 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
         local = {
             "designed": len(designs),
             "valid": len(valid),
-            "failed_checks": _count([d.failed_check for d in designs if d.failed_check]),
+            "failed_checks": dict(Counter(d.failed_check for d in designs if d.failed_check)),
             "regrets": regrets,
             "returns_with_hint": [d.win_rate_hint for d in valid if d.win_rate_hint is not None],
             "returns_without_hint": [d.win_rate for d in valid if d.win_rate is not None],
@@ -273,20 +274,20 @@ def _merge_rank_metrics(parts: list[dict], iteration: int, *, pool_size: int) ->
         "valid": valid,
         "validity_rate": valid / designed if designed else None,
         "failed_checks": failed,
-        "regret_mean": _mean(cat("regrets")),
-        "return_with_hint": _mean(cat("returns_with_hint")),
-        "return_without_hint": _mean(cat("returns_without_hint")),
-        "designer_reward_mean": _mean(cat("designer_rewards")),
+        "regret_mean": mean_or_none(cat("regrets")),
+        "return_with_hint": mean_or_none(cat("returns_with_hint")),
+        "return_without_hint": mean_or_none(cat("returns_without_hint")),
+        "designer_reward_mean": mean_or_none(cat("designer_rewards")),
         # reward.invalid_designs="drop": designs whose samples left the designer's batch
         "dropped_designs": sum(p.get("dropped_designs", 0) for p in parts),
         # programs that overran a reset()/step() deadline in their regret plays
         "step_timeouts": sum(p.get("step_timeouts", 0) for p in parts),
         # The rewards the designer trained on this iteration (with reward.designer_reward_delay:
         # those of the designs drawn that many iterations earlier, scored now).
-        "trained_designer_reward_mean": _mean(cat("trained_designer_rewards")),
+        "trained_designer_reward_mean": mean_or_none(cat("trained_designer_rewards")),
         "designer_trained_from": parts[0].get("designer_trained_from"),
-        "agent_return_mean": _mean(cat("agent_returns")),
-        "agent_win_rate_suite": _mean(cat("suite_wins")),
+        "agent_return_mean": mean_or_none(cat("agent_returns")),
+        "agent_win_rate_suite": mean_or_none(cat("suite_wins")),
         "pool_size": pool_size,
         "registered": cat("registered"),
         "trained_regret_groups": sum(p["trained_regret_groups"] for p in parts),
@@ -304,10 +305,3 @@ def _merge_rank_metrics(parts: list[dict], iteration: int, *, pool_size: int) ->
 
 def _fmt(value) -> str:
     return "-" if value is None else f"{value:.3g}"
-
-
-def _count(items):
-    out: dict[str, int] = {}
-    for item in items:
-        out[item] = out.get(item, 0) + 1
-    return out

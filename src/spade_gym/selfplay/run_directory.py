@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections import Counter
 from pathlib import Path
 
 from spade_gym.errors import ConfigError
@@ -86,20 +87,12 @@ def run_summary(config: SelfPlayConfig, run_dir: Path, metrics: list[dict], trai
         "designed": sum(m.get("designed", 0) for m in metrics),
         "valid": sum(m.get("valid", 0) for m in metrics),
         "registered": [env_id for m in metrics for env_id in m.get("registered", [])],
-        "failed_checks": _sum_counts(m.get("failed_checks", {}) for m in metrics),
+        "failed_checks": dict(sum((Counter(m.get("failed_checks", {})) for m in metrics), Counter())),
         "regret_mean": mean("regret_mean"),
         "agent_return_mean": mean("agent_return_mean"),
         "agent_win_rate_suite": mean("agent_win_rate_suite"),
         "train_seconds": round(train_seconds, 1), **{k: v for k, v in phases.items() if k.endswith("_s")},
     }
-
-
-def _sum_counts(dicts) -> dict:
-    out: dict[str, int] = {}
-    for d in dicts:
-        for k, v in d.items():
-            out[k] = out.get(k, 0) + v
-    return out
 
 
 def write_model_card(final_dir: Path, config: SelfPlayConfig, summary: dict) -> None:

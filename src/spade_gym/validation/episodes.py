@@ -96,10 +96,6 @@ class Episode:
         return [s.action for s in self.steps]
 
     @property
-    def obs0_sha(self) -> str | None:
-        return None if self.obs0 is None else hashlib.sha256(self.obs0.encode("utf-8", "replace")).hexdigest()
-
-    @property
     def digest(self) -> str:
         """Hash of everything the episode returned (observations in full, rewards, flags, info)."""
         return self._hash.hexdigest()
