@@ -8,6 +8,7 @@ import click
 
 from spade_gym.cli.app import handle_errors
 from spade_gym.cli.common import echo_json, existing_suite, safe_markup
+from spade_gym.cli.import_cmd import executor_options, finish_run, open_executor
 
 
 def profile_text(profile: list[dict], sep: str = "\n") -> str:
@@ -35,30 +36,44 @@ def profile_text(profile: list[dict], sep: str = "\n") -> str:
                    "sound programs (each card records the budget it was checked against).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Programs validated in parallel (default: twice the CPU cores).")
+@executor_options("suite directory")
 @click.option("--json", "as_json", is_flag=True, help="Print every result, with its full report, as JSON.")
 @handle_errors
-def command(suite_dir, seed, write, cost_budget_ms, workers, as_json):
+def command(suite_dir, seed, write, cost_budget_ms, workers, ray, output, resume, allow_unprotected_nodes, as_json):
     """Re-run the current validator on every environment of a suite.
 
     Each program is checked with its card's hint, and for novelty against the rest
     of the suite. Use it when the validator gains checks: cards written by an older
     validator lack their findings (e.g. the per-level shortcut profile that `list
-    --markdown` shows). Exit status: 0 if every program passes, 1 otherwise.
+    --markdown` shows). With --ray the programs are validated on a cluster, with the
+    same reports as here for the same --seed (cards are written here, under the suite's
+    lock); with --output the run survives a crash (--resume).
+    Exit status: 0 if every program passes, 1 otherwise.
 
     \b
     Example:
       spade-gym revalidate my_suite
       spade-gym revalidate my_suite --seed 20261201 --write
+      spade-gym revalidate my_suite --seed 20261201 --output runs/reval --ray
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from spade_gym.executor.validation import resume_config
     from spade_gym.validation import ValidationConfig
     from spade_gym.validation.revalidate import revalidate_suite, write_validations
 
     suite = existing_suite(suite_dir)
     settings = {"seed": seed, "cost_budget_ms": cost_budget_ms}
     config = ValidationConfig(**{k: v for k, v in settings.items() if v is not None})
+    if resume:  # continue the journaled run's seed and config; options given again must agree with them
+        if output is None:
+            raise click.UsageError("--resume needs --output: the folder of the run to continue")
+        config, _ = resume_config(output, seed=seed, suite=str(suite.resolve()), kind="revalidate",
+                                  config=config if cost_budget_ms is not None else None)
+    executor, validator, output = open_executor(ray, output, resume, workers=workers,
+                                                allow_unprotected=allow_unprotected_nodes,
+                                                max_seconds=config.max_seconds, kind="revalidate")
     console = Console(stderr=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("[red]{task.fields[failed]} failed"), TimeElapsedColumn(),
@@ -71,11 +86,17 @@ def command(suite_dir, seed, write, cost_budget_ms, workers, as_json):
             failed += not result.valid
             progress.update(task, advance=1 if result.problem is None else 0, failed=failed)
 
-        results = revalidate_suite(suite, config=config, workers=workers, on_done=on_done,
-                                   on_start=lambda total: progress.update(task, total=total,
-                                                                          description="Revalidating"))
+        try:
+            results = revalidate_suite(suite, config=config, workers=workers, on_done=on_done, validator=validator,
+                                       on_start=lambda total: progress.update(task, total=total,
+                                                                              description="Revalidating"))
+        finally:
+            if executor is not None:
+                executor.close()
     if write:
         write_validations(suite, results)
+    if output is not None:
+        finish_run(validator, output, [r.to_dict() for r in results])
     if as_json:
         echo_json({"suite": str(suite), "seed": seed, "written": write, "results": [r.to_dict() for r in results]})
     else:

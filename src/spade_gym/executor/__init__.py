@@ -15,19 +15,20 @@ never counted twice, and a new run over the same journal (``resume=True``) runs 
   without the sandbox's process layer is refused unless ``allow_unprotected``
   (:mod:`spade_gym.executor.nodes`). :func:`executor_for` picks one from ``--ray`` / ``$SPADE_GYM_RAY``.
 
-Wiring a command through the seam (how ``validate`` does it; ``import``, ``revalidate`` and
-``generate`` are the commands still to wire):
+Wiring a command through the seam (how ``validate``, ``revalidate`` and ``import`` do it;
+``generate`` is the command still to wire):
 
 1. Validation work: build :class:`~spade_gym.executor.validation.Program` s and call
    :func:`~spade_gym.executor.validation.validate_batch` (``executor=``, ``output=`` for a
    journal, ``resume=``, ``on_done=`` for a progress bar); it returns the reports in input order.
-   ``import`` can pass ``executor=`` to ``spade_gym.cli.validate_cmd.run_with_progress`` today;
-   its suite becomes a path (units carry paths, never ``Suite`` objects).
+   Work that enters a suite through the admission path passes an
+   :class:`~spade_gym.executor.admission.ExecutorValidator` as ``validator=`` to
+   ``Admission.admit_many`` / ``validate_all`` (``revalidate``, ``import``): only the validate
+   step runs as units; prepare, judge and register stay on the driver.
 2. Other work: write a task function ``def task(payload: dict) -> dict`` at module level in
    spade-gym (plain JSON in and out; build live objects, e.g. a backend or an agent, inside it),
    give each unit a key that names it across runs, and loop over ``run_journaled(...)``.
-   A design request would be one unit (prompt + designer settings in, the design text out);
-   ``revalidate`` is validation work with each card's program and hint.
+   A design request would be one unit (prompt + designer settings in, the design text out).
 3. Keep writes to a suite on the driver: units return data, the driver registers it under the
    suite's lock, so a cluster never writes a half card.
 """

@@ -120,22 +120,26 @@ def plan(programs: Sequence[Program], config: ValidationConfig, *, suite: str | 
     return units
 
 
-def run_header(config: ValidationConfig, suite: str | None, suites: Sequence[str]) -> dict[str, Any]:
-    return {"kind": "validate", "seed": config.seed, "suite": suite, "suites": list(suites),
+def run_header(config: ValidationConfig, suite: str | None, suites: Sequence[str],
+               kind: str = "validate") -> dict[str, Any]:
+    return {"kind": kind, "seed": config.seed, "suite": suite, "suites": list(suites),
             "config": {**config_to_payload(config), "seed": None}}
 
 
 def resume_config(output: str | os.PathLike, *, seed: int | None, suite: str | None,
-                  config: ValidationConfig | None = None) -> tuple[ValidationConfig, str | None]:
+                  config: ValidationConfig | None = None,
+                  kind: str = "validate") -> tuple[ValidationConfig, str | None]:
     """The config and suite of the run journaled in ``output``: a resume continues that run. Options
-    given again must agree with it (``config`` is compared only when it is not the default)."""
+    given again must agree with it (``config`` is compared only when it is not the default).
+    ``kind`` is the command whose run it must be (``validate``, ``revalidate``, ``import``)."""
     from spade_gym.executor.journal import read
 
     header, _, _ = read(Path(output) / JOURNAL_FILE)
     if header is None:
         raise ExecutorError(f"nothing to resume: there is no journal in {output}")
-    if header.get("kind") != "validate":
-        raise ExecutorError(f"the journal in {output} is a {header.get('kind')} run's, not a validation's")
+    if header.get("kind") != kind:
+        raise ExecutorError(f"the journal in {output} is of a `{header.get('kind')}` run, not of a `{kind}` run: "
+                            f"resume it with the command that started it")
     stored = config_from_payload({**header["config"], "seed": header.get("seed")})
     changes = []
     if seed is not None and seed != header.get("seed"):
@@ -163,23 +167,26 @@ class BatchResult:
 
 def validate_batch(programs: Sequence[Program], *, executor: Executor, config: ValidationConfig | None = None,
                    suite: str | os.PathLike | None = None, output: str | os.PathLike | None = None,
-                   resume: bool = False, on_done: Callable[[int, ValidationReport], None] | None = None) -> BatchResult:
+                   resume: bool = False, on_done: Callable[[int, ValidationReport], None] | None = None,
+                   kind: str = "validate") -> BatchResult:
     """Validate ``programs`` on ``executor``; reports in input order, each also passed to
     ``on_done(index, report)`` as it finishes (journaled ones first, at once).
 
     With ``output``, the run is journaled in ``output/journal.jsonl`` (and ``resume`` continues
-    it: the run's own config, seed and suite are used, see :func:`resume_config`).
+    it: the run's own config, seed and suite are used, see :func:`resume_config`); ``kind`` names
+    the command in the journal, so one command's run is never resumed by another.
     """
     suite_path = str(Path(suite).expanduser().resolve()) if suite is not None else None
     config = config or ValidationConfig()
     if resume:
         if output is None:
             raise ExecutorError("--resume needs the output folder of the run to continue")
-        config, suite_path = resume_config(output, seed=None, suite=None)
+        config, suite_path = resume_config(output, seed=None, suite=None, kind=kind)
     suites = registered_suite_dirs()
     journal = None
     if output is not None:
-        journal = Journal(Path(output) / JOURNAL_FILE, run_header(config, suite_path, suites), resume=resume)
+        journal = Journal(Path(output) / JOURNAL_FILE, run_header(config, suite_path, suites, kind),
+                          resume=resume)
         if journal.header.get("suites") != suites:
             journal.close()
             raise ExecutorError(f"the run journaled in {output} compared novelty with other registered suites "

@@ -33,6 +33,7 @@ from spade_gym.registry.admission import (
     Report,
     Submission,
 )
+from spade_gym.registry.admission.admit import BatchValidator
 from spade_gym.validation import novelty
 from spade_gym.validation.config import DEFAULT_CONFIG, ValidationConfig
 from spade_gym.validation.pipeline import default_workers, validate_source
@@ -89,12 +90,15 @@ class Revalidation:
 
 def revalidate_suite(path: str | os.PathLike, *, config: ValidationConfig | None = None, workers: int | None = None,
                      on_start: Callable[[int], None] | None = None,
-                     on_done: Callable[[Revalidation], None] | None = None) -> list[Revalidation]:
+                     on_done: Callable[[Revalidation], None] | None = None,
+                     validator: BatchValidator | None = None) -> list[Revalidation]:
     """Validate every entry of the suite at ``path`` with the current checks; results in suite order.
 
     Entries the suite cannot read or trust are results with a ``problem`` (never dropped
     silently). ``on_start(total)`` is called once the programs are read, ``on_done`` as each
-    program finishes (progress bars).
+    program finishes (progress bars). ``validator`` runs the validate step elsewhere (e.g.
+    :class:`spade_gym.executor.admission.ExecutorValidator`: on a Ray cluster, journaled);
+    without it the programs are validated ``workers`` at a time in this process.
     """
     suite = Suite(path)
     entries = suite.entries()
@@ -133,7 +137,7 @@ def revalidate_suite(path: str | os.PathLike, *, config: ValidationConfig | None
 
     todo = [item for item in prepared if isinstance(item, Prepared)]
     for item, report in zip(todo, admission.validate_all(todo, workers=workers or default_workers(),
-                                                         on_done=finished)):
+                                                         on_done=finished, validator=validator)):
         by_item[id(item)].report = cast(ValidationReport, report)
         by_item[id(item)].judged = admission.judge(item, report)
     for result in results:

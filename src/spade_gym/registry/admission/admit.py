@@ -32,6 +32,10 @@ from spade_gym.registry.card import Card, describe
 from spade_gym.registry.suite import Suite, SuiteEntry, sha256_text
 
 #: What the hint rule says to a program without one (the designer reads it in a repair loop).
+#: A validate step run elsewhere: ``(prepared, on_done)`` in, their reports in input order out,
+#: ``on_done(item, report)`` called as each one finishes.
+BatchValidator = Callable[[Sequence[Prepared], Callable[[Prepared, Report], None] | None], Sequence[Report]]
+
 NO_HINT = ("no hint: neither a <hint> nor a hint() method, so the with-hint and without-hint plays would be "
            "identical and regret pure noise")
 
@@ -71,14 +75,17 @@ class Admission:
 
     def admit_many(self, submissions: Sequence[Submission], *, workers: int = 1,
                    on_start: Callable[[int], None] | None = None,
-                   on_done: Callable[[Prepared, Report], None] | None = None) -> list[Outcome]:
+                   on_done: Callable[[Prepared, Report], None] | None = None,
+                   validator: BatchValidator | None = None) -> list[Outcome]:
         """:meth:`admit` for several: validated ``workers`` at a time, registered in input order.
-        ``on_start(n)`` is told how many need validating, ``on_done`` as each one is validated."""
+        ``on_start(n)`` is told how many need validating, ``on_done`` as each one is validated;
+        ``validator`` replaces the validate step (see :meth:`validate_all`)."""
         staged = [self.prepare(s) for s in submissions]
         todo = [p for p in staged if isinstance(p, Prepared)]
         if on_start is not None:
             on_start(len(todo))
-        reports = dict(zip(map(id, todo), self.validate_all(todo, workers=workers, on_done=on_done)))
+        reports = dict(zip(map(id, todo), self.validate_all(todo, workers=workers, on_done=on_done,
+                                                            validator=validator)))
         outcomes: list[Outcome] = []
         for item in staged:
             if isinstance(item, Prepared):
@@ -115,8 +122,18 @@ class Admission:
         return prepared.unit.run(self.steps.validate)
 
     def validate_all(self, prepared: Sequence[Prepared], *, workers: int = 1,
-                     on_done: Callable[[Prepared, Report], None] | None = None) -> list[Report]:
-        """Reports in input order. Threads are enough: programs run in sandbox workers."""
+                     on_done: Callable[[Prepared, Report], None] | None = None,
+                     validator: BatchValidator | None = None) -> list[Report]:
+        """Reports in input order. Threads are enough: programs run in sandbox workers.
+
+        ``validator(prepared, on_done)`` gets the reports from elsewhere instead (the executor
+        seam: each :class:`ValidationUnit` run on a cluster); prepare, judge and register stay here.
+        """
+        if validator is not None:
+            reports = list(validator(prepared, on_done))
+            if len(reports) != len(prepared):
+                raise RuntimeError(f"the validator returned {len(reports)} report(s) for {len(prepared)} program(s)")
+            return reports
 
         def one(item: Prepared) -> Report:
             report = self.validate(item)
