@@ -32,7 +32,8 @@ def _write(path: Path, text: str) -> None:
 @click.option("--agent", "kind", type=click.Choice(AGENT_KINDS), required=True,
               help="Who plays: a local checkpoint, an OpenAI-compatible endpoint, the oracle "
                    "(privileged solution; upper bound), random play (lower bound) or the validator's "
-                   "no-reasoning shortcut baselines (--model picks one; default: dealt in turn).")
+                   "no-reasoning shortcut baselines, the zoo of each env's kind, game or tool-use "
+                   "(--model picks one; default: dealt in turn).")
 @click.option("--envs", "patterns", required=True, metavar="PATTERN",
               help="Glob(s) over registered ids, comma-separated: 'spade/*' (the suite), "
                    "'spade/rg-*' (Reasoning Gym tasks), 'spade/rg-leg_counting-v0', "
@@ -51,7 +52,10 @@ def _write(path: Path, text: str) -> None:
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
               help="Episodes played at once (HTTP requests in flight, or the local batch size).")
 @click.option("--model", help="transformers: checkpoint path or hub id; openai: served model name; "
-                               "baselines: prior, blind_script, bisection, enumeration, copy_every or decode.")
+                               "baselines: one of the game zoo (prior, blind_script, bisection, enumeration, "
+                               "copy_every, decode, marks, opponent, probe_plan) or of the tool-use zoo "
+                               "(blind_script, tool_replay, tool_sweep, tool_enumerate); a name the env's kind "
+                               "has no use for is an error.")
 @click.option("--base-url", help="openai: the API root, e.g. http://localhost:8000/v1.")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
               help="openai: environment variable holding the API key (unset: no key sent).")
