@@ -66,7 +66,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import BENIGN, load_plain, plain_episode, print_table  # noqa: E402
 
-from spade_gym.sandbox import ProgramHandle, framing, protocol  # noqa: E402
+from spade_gym.sandbox import DEFAULT_LIMITS, ProgramHandle, framing, protocol, replies  # noqa: E402
+from spade_gym.sandbox.call_results import Ok  # noqa: E402
 from spade_gym.sandbox.compiler import compile_program  # noqa: E402
 from spade_gym.sandbox.instance import build_namespace  # noqa: E402
 from spade_gym.sandbox.limits import Limits  # noqa: E402
@@ -205,6 +206,8 @@ class PlainInstances:
     def batch(self, items, timeout=None):
         results = []
         for item in items:
+            # the host's checks of every reply, as the sandboxed path makes them
+            decode = replies.decoder_for(item, DEFAULT_LIMITS.max_observation_chars)
             env = self.envs[item.i]
             if isinstance(item, protocol.Step):
                 value = env.step(item.action)
@@ -214,7 +217,7 @@ class PlainInstances:
                 value = env.solution()
             else:
                 value = env.hint()
-            results.append({"ok": True, "result": value})
+            results.append(Ok(decode(list(value) if type(value) is tuple else value)))
         return results
 
 

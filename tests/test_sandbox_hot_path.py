@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from spade_gym.errors import ProgramTimeout
 from spade_gym.sandbox import Limits, ProgramHandle, framing
+from spade_gym.sandbox.call_results import Ok
 
 ECHO = '''
 class EchoEnv:
@@ -42,7 +43,7 @@ def test_an_action_larger_than_the_socket_buffer_reaches_the_worker():
         assert obs == "3000000"
         results = handle.batch([{"i": 0, "action": "y" * 2_000_000}, {"i": 0, "action": "z" * 1_500_000}],
                                timeout=60)
-        assert [r["result"].observation for r in results] == ["2000000", "1500000"]
+        assert [r.value.observation for r in results if isinstance(r, Ok)] == ["2000000", "1500000"]
         assert handle.step("ok").observation == "2"
         assert handle.restarts == 0
 

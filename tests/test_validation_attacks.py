@@ -16,10 +16,10 @@ from conftest import GUESS_SOURCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spade_gym.errors import ProtocolError
 from spade_gym.sandbox import ProgramHandle, protocol
+from spade_gym.sandbox import replies as sandbox_replies
+from spade_gym.sandbox.call_results import Ok
 from spade_gym.validation import ValidationConfig, validate_source
-from spade_gym.validation import episodes as episodes_module
 from spade_gym.validation.context import draw_seeds
 from spade_gym.validation.leaks import leaks, normalise, spell_out_numbers
 
@@ -93,10 +93,9 @@ def test_a_worker_that_forges_wins_for_every_action_is_rejected(monkeypatch):
 
     def forged(self, items, timeout=None):
         results = real(self, items, timeout=timeout)
-        for item, result in zip(items, results):
-            if isinstance(item, protocol.Step) and result.get("ok"):
-                result["result"] = ["You win!", 1.0, True, False, {}]
-        return results
+        return [Ok(sandbox_replies.StepResult("You win!", 1.0, True, False, {}))
+                if isinstance(item, protocol.Step) and isinstance(result, Ok) else result
+                for item, result in zip(items, results)]
 
     monkeypatch.setattr(ProgramHandle, "batch", forged)
     report = validate_source(game(), config=SMALL.replace(checks=("static", "load", "non_triviality", "shortcut")))
@@ -105,12 +104,13 @@ def test_a_worker_that_forges_wins_for_every_action_is_rejected(monkeypatch):
 
 
 def test_malformed_raw_results_are_program_failures_not_verdicts():
-    with pytest.raises(ProtocolError):
-        episodes_module._step_result(["obs", float("nan"), True, False, {}])
-    with pytest.raises(ProtocolError):
-        episodes_module._step_result(["obs", 1.0, "yes", False, {}])
-    with pytest.raises(ProtocolError):
-        episodes_module._step_result([b"obs", 1.0, True, False, {}])
+    # the host decodes every reply once (the episodes record the decoded values as they are)
+    with pytest.raises(protocol.ReplyRejected):
+        sandbox_replies.decode_step(["obs", float("nan"), True, False, {}], 100)
+    with pytest.raises(protocol.ReplyRejected):
+        sandbox_replies.decode_step(["obs", 1.0, "yes", False, {}], 100)
+    with pytest.raises(protocol.ReplyRejected):
+        sandbox_replies.decode_step([42, 1.0, True, False, {}], 100)
 
 
 # ----------------------------------------------------------------------------- predictable seeds

@@ -16,6 +16,7 @@ import pytest
 
 from spade_gym.errors import ProgramTimeout
 from spade_gym.sandbox import ProgramHandle
+from spade_gym.sandbox.call_results import Failed
 from spade_gym.sandbox.limits import Limits
 from spade_gym.validation import ValidationConfig, check_names, deadlines, validate_many, validate_source
 
@@ -67,7 +68,7 @@ def miss_deadlines(monkeypatch, *, calls: set[int], how: str) -> list[int]:
                 raise ProgramTimeout("batch did not return within 3 s; the worker was killed")
             results = original(self, items, timeout=timeout)
             self.close()  # the runtime never reuses a worker after a timeout
-            timeout = {"ok": False, "error": ProgramTimeout("the call did not return within its deadline")}
+            timeout = Failed(ProgramTimeout("the call did not return within its deadline"))
             return results[:-1] + [timeout]
         return original(self, items, timeout=timeout)
 

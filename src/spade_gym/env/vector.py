@@ -29,6 +29,7 @@ from spade_gym.env.episode import ERROR_OBSERVATION
 from spade_gym.env.monitor import ContractMonitor, Violation
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.errors import ConfigError, SandboxError
+from spade_gym.sandbox.call_results import CallResult, Failed, Ok
 
 
 class SpadeVectorEnv(VectorEnv):
@@ -104,14 +105,14 @@ class SpadeVectorEnv(VectorEnv):
             rng = self._rngs[i] = seeding.np_random(int(self.np_random.integers(0, 2**31 - 1)))[0]
         return int(rng.integers(0, 2**31 - 1))
 
-    def _run(self, requests: dict[int, dict]) -> dict[int, dict]:
+    def _run(self, requests: dict[int, dict]) -> dict[int, CallResult]:
         """Send each worker its share of ``{env index: request}`` at once, then collect."""
         per_worker: dict[int, list[tuple[int, dict]]] = {}
         for env_index, request in requests.items():
             worker, instance = self._slots[env_index]
             per_worker.setdefault(worker, []).append((env_index, dict(request, i=instance)))
         pending = []
-        results: dict[int, dict] = {}
+        results: dict[int, CallResult] = {}
         for worker, items in per_worker.items():
             handle = self._handles[worker]
             restart = any("action" not in item for _, item in items)
@@ -120,12 +121,12 @@ class SpadeVectorEnv(VectorEnv):
                 pending.append((handle, token, items))
             except SandboxError as exc:
                 for env_index, _ in items:
-                    results[env_index] = {"ok": False, "error": exc}
+                    results[env_index] = Failed(exc)
         for handle, token, items in pending:
             try:
                 replies = handle.batch_receive(token)
             except SandboxError as exc:
-                replies = [{"ok": False, "error": exc}] * len(items)
+                replies = [Failed(exc)] * len(items)
             for (env_index, _), reply in zip(items, replies):
                 results[env_index] = reply
         return results
@@ -144,7 +145,7 @@ class SpadeVectorEnv(VectorEnv):
             infos = self._add_info(infos, info, i)
         return tuple(observations), infos
 
-    def _reset_result(self, i: int, result: dict):
+    def _reset_result(self, i: int, result: CallResult):
         self._turns[i] = 0
         self._needs_reset[i] = False
         tools = None
@@ -153,14 +154,14 @@ class SpadeVectorEnv(VectorEnv):
         if monitor.violation is not None:
             self._failed[i] = True
             return ERROR_OBSERVATION, self._decorate({}, i, monitor.violation.as_error("reset"))
-        if result["ok"] and self.kind == TOOL_USE_KIND:
+        if isinstance(result, Ok) and self.kind == TOOL_USE_KIND:
             # The tools are declared by each episode's reset: one more request per new episode.
             try:
                 tools = self._handles[worker].tools(instance)
             except SandboxError as exc:
-                result = {"ok": False, "error": exc}
-        if result["ok"]:
-            obs, info = result["result"]
+                result = Failed(exc)
+        if isinstance(result, Ok):
+            obs, info = result.value
             try:
                 solution = self._handles[worker].solution(instance) if monitor.watches_screens else None
             except SandboxError as exc:
@@ -176,7 +177,7 @@ class SpadeVectorEnv(VectorEnv):
                 info["tools"] = tools
             return obs, info
         self._failed[i] = True
-        return ERROR_OBSERVATION, self._decorate({}, i, episode.error_info(result["error"], "reset"))
+        return ERROR_OBSERVATION, self._decorate({}, i, episode.error_info(result.error, "reset"))
 
     def step(self, actions):
         actions = list(actions)
@@ -206,14 +207,14 @@ class SpadeVectorEnv(VectorEnv):
                 self._turns[i] += 1
                 result = results[i]
                 violation = None
-                if result["ok"]:
-                    obs, reward, terminated, truncated, info = result["result"]
+                if isinstance(result, Ok):
+                    obs, reward, terminated, truncated, info = result.value
                     violation = self._monitors[i].check_step(reward, terminated, truncated, info)
                 if violation is not None:
                     obs = ERROR_OBSERVATION
                     info = self._decorate({}, i, violation.as_error("step"))
                     truncations[i] = True
-                elif result["ok"]:
+                elif isinstance(result, Ok):
                     info = self._decorate(info, i)
                     if not (terminated or truncated) and episode.past_turn_limit(int(self._turns[i]), self.max_turns):
                         truncated = True
@@ -221,7 +222,7 @@ class SpadeVectorEnv(VectorEnv):
                     rewards[i], terminations[i], truncations[i] = reward, terminated, truncated
                 else:
                     obs = ERROR_OBSERVATION
-                    info = self._decorate({}, i, episode.error_info(result["error"], "step"))
+                    info = self._decorate({}, i, episode.error_info(result.error, "step"))
                     truncations[i] = True
                 self._needs_reset[i] = bool(terminations[i] or truncations[i])
             observations.append(obs)

@@ -21,6 +21,7 @@ from spade_gym.errors import SandboxError, WorkerCrashed
 from spade_gym.sandbox import host
 from spade_gym.sandbox import protocol as p
 from spade_gym.sandbox import replies as r
+from spade_gym.sandbox.call_results import CallResult, Failed, Ok
 from spade_gym.sandbox.host import Worker
 from spade_gym.sandbox.limits import DEFAULT_LIMITS, Limits
 
@@ -163,12 +164,12 @@ class ProgramHandle:
         """A tool-use program's tool schemas for the current episode (OpenAI function format)."""
         return self._call(p.Tools(index), "get_tools()", _decode_tools, timeout=timeout)
 
-    def batch(self, items: list, timeout: float | None = None) -> list[dict]:
+    def batch(self, items: list, timeout: float | None = None) -> list[CallResult]:
         """Run several calls — :class:`~protocol.Reset`/``Step``/``Solution``/``Hint`` records,
         or the shorthand dicts ``{"i", "seed"}`` / ``{"i", "action"}`` — in one round-trip.
 
-        Each result is ``{"ok": True, "result": ...}`` (the decoded value the single call
-        would return) or ``{"ok": False, "error": SandboxError}``. ``timeout`` bounds the
+        Each result is :class:`Ok` (the decoded value the single call would return) or
+        :class:`Failed` (the :class:`SandboxError` it would raise). ``timeout`` bounds the
         whole batch (hard); by default each item gets the per-call limit.
         """
         return self.batch_receive(self.batch_send(items, restart=True, timeout=timeout))
@@ -184,18 +185,17 @@ class ProgramHandle:
             worker.send(p.Batch(records), "batch", budget, hard=hard)
             return worker, records
 
-    def batch_receive(self, token) -> list[dict]:
+    def batch_receive(self, token) -> list[CallResult]:
         worker, records = token
         decoders = [r.decoder_for(item, self._obs_limit) for item in records]
 
         def decode(results):
             if type(results) is not list or len(results) != len(records):
                 raise p.ReplyRejected("a batch reply must hold one result per item")
-            out = []
+            out: list[CallResult] = []
             for reply, item_decode in zip(results, decoders):
                 ok, value = r.split_reply(reply)
-                out.append({"ok": True, "result": item_decode(value)} if ok
-                           else {"ok": False, "error": value.to_exception()})
+                out.append(Ok(item_decode(value)) if ok else Failed(value.to_exception()))
             return out
 
         return worker.receive("batch", decode, items=len(records))

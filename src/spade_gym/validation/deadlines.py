@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from spade_gym.errors import SandboxError
 from spade_gym.sandbox import ProgramHandle
 from spade_gym.sandbox.limits import Limits
-from spade_gym.validation.episodes import Episode, FatalEpisode, Job, play
+from spade_gym.validation.episodes import BatchFailed, Episode, FatalEpisode, Job, play
 from spade_gym.validation.messages import describe_error, excerpt
 
 if TYPE_CHECKING:
@@ -287,7 +287,7 @@ class Deadlines:
         except SandboxError as exc:
             if self.remaining() <= 0.1:
                 raise self.budget_abort(what) from None
-            in_flight = getattr(exc, "in_flight", None) or []
+            in_flight = exc.in_flight if isinstance(exc, BatchFailed) else ()
             actions = [action for _, call, action in in_flight if call == "step"]
             message = f"{what}: {describe_error(exc)}"
             if in_flight:

@@ -2,8 +2,9 @@
 
 The host owns every decision: it picks each action with a host-side policy
 (:mod:`spade_gym.validation.policies`), sends it through :class:`ProgramHandle`, receives
-the raw ``reset``/``step``/``solution``/``hint`` result, checks its type, and records it
-in an :class:`Episode` whose verdicts (won, ended, digest) it computes itself. A program
+each ``reset``/``step``/``solution``/``hint`` result as the handle decoded and checked it
+(:class:`~spade_gym.sandbox.call_results.Ok` or ``Failed``), and records it in an
+:class:`Episode` whose verdicts (won, ended, digest) it computes itself. A program
 that escaped the language layer can still lie in its replies — but only as a program
 would, one reply at a time, under the same checks; it cannot hand the validator a
 finished verdict.
@@ -17,14 +18,14 @@ When an episode ends, its instance takes the next job.
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from spade_gym.errors import ProtocolError, SandboxError
 from spade_gym.sandbox import ProgramHandle
 from spade_gym.sandbox import protocol as p
+from spade_gym.sandbox.call_results import CallResult, Failed, Ok
 from spade_gym.validation.policies import Policy
 
 #: Error kinds that mean the program hung, crashed or exhausted a limit (validation stops).
@@ -127,30 +128,26 @@ class FatalEpisode(Exception):
         self.episode = episode
 
 
-def _text(value: Any, what: str) -> str:
-    if not isinstance(value, str):
-        raise ProtocolError(f"{what} was {type(value).__name__}, not str")
-    return value
+class InFlight(NamedTuple):
+    """One call of a batch that failed as a whole: the episode's seed, the call, its action."""
+
+    seed: int
+    call: str
+    action: str | None
 
 
-def _step_result(value: Any) -> tuple[str, float, bool, bool, dict]:
-    """A raw step result checked on the host: the worker's own checks are not evidence."""
-    if not isinstance(value, (list, tuple)) or len(value) != 5:
-        raise ProtocolError("step() result was not a 5-tuple")
-    obs, reward, terminated, truncated, info = value
-    if isinstance(reward, bool) or not isinstance(reward, (int, float)) or not math.isfinite(reward):
-        raise ProtocolError(f"step() reward {reward!r:.40} is not a finite number")
-    if not isinstance(terminated, bool) or not isinstance(truncated, bool):
-        raise ProtocolError("step() terminated/truncated flags are not booleans")
-    if not isinstance(info, dict):
-        raise ProtocolError("step() info is not a dict")
-    return _text(obs, "step() observation"), float(reward), terminated, truncated, info
+class BatchFailed(SandboxError):
+    """A whole batch failed (a hang the host killed, a crash): ``error`` is how, as the handle
+    raised it (its kind, message and line are this exception's), ``in_flight`` the calls it carried."""
 
+    def __init__(self, error: SandboxError, in_flight: tuple[InFlight, ...]):
+        super().__init__(error.message, lineno=error.lineno, details=error.details)
+        self.kind = error.kind
+        self.error = error
+        self.in_flight = in_flight
 
-def _reset_result(value: Any) -> tuple[str, dict]:
-    if not isinstance(value, (list, tuple)) or len(value) != 2 or not isinstance(value[1], dict):
-        raise ProtocolError("reset() result was not (observation, info)")
-    return _text(value[0], "reset() observation"), value[1]
+    def __reduce__(self):
+        return (BatchFailed, (self.error, self.in_flight))
 
 
 class _Slot:
@@ -169,7 +166,7 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
 
     ``timeout_for(n)`` gives the deadline of a batch of ``n`` calls (and may raise to stop
     probing when the validation budget is spent). Raises :class:`FatalEpisode` when a call
-    hangs, crashes or exhausts a limit, and lets a batch-level :class:`SandboxError` through.
+    hangs, crashes or exhausts a limit, and :class:`BatchFailed` when the whole batch fails.
     """
     has_solution = handle.info.get("has_solution", True)
     has_hint = handle.info.get("has_hint", False)
@@ -219,10 +216,8 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
         try:
             results = handle.batch(items, timeout=timeout_for(len(items)))
         except SandboxError as exc:  # the whole batch failed (a hang the host killed, a crash)
-            in_flight = [(slot.job.seed, call, slot.pending_action if call == "step" else None)
-                         for slot, call in plan if slot.job is not None]
-            exc.in_flight = in_flight  # type: ignore[attr-defined]
-            raise
+            raise BatchFailed(exc, tuple(InFlight(slot.job.seed, call, slot.pending_action if call == "step" else None)
+                                         for slot, call in plan if slot.job is not None)) from exc
         if not isinstance(results, list) or len(results) != len(items):
             raise ProtocolError("the worker answered a batch with the wrong number of results")
         for (slot, call), result in zip(plan, results):
@@ -257,34 +252,34 @@ def _give_tools(handle: ProgramHandle, slot: _Slot, timeout_for: Callable[[int],
         episode.error, episode.error_turn = exc, 0
 
 
-def _absorb(slot: _Slot, call: str, result: Any) -> None:
-    """Record one raw call result in the slot's episode (in the order the calls ran)."""
+def _absorb(slot: _Slot, call: str, result: CallResult) -> None:
+    """Record one call result in the slot's episode (in the order the calls ran); its value was
+    decoded and checked by the handle (``sandbox.replies``), so it is recorded as it is."""
     episode, job = slot.episode, slot.job
     if episode is None or job is None or episode.error is not None or episode.ended:
         return  # (a solution asked after the final step is not needed)
     turn = episode.turns + (1 if call == "step" else 0)
     try:
-        if not isinstance(result, dict) or "ok" not in result:
+        if isinstance(result, Failed):
+            raise result.error
+        if not isinstance(result, Ok):
             raise ProtocolError("malformed batch result")
-        if not result["ok"]:
-            error = result.get("error")
-            raise error if isinstance(error, SandboxError) else ProtocolError(f"{call} failed: {error!r:.200}")
-        value = result.get("result")
+        value = result.value
         if call == "reset":
-            obs, info = _reset_result(value)
+            obs, info = value
             episode.obs0, episode.info0, slot.obs = obs[:KEPT_CHARS * 4], info, obs
             episode.absorb(obs, info)
             job.policy.begin(obs)
         elif call == "solution":
-            solution = _text(value, "solution()")
+            solution = value
             slot.solution = solution
             if episode.solution0 is None:
                 episode.solution0 = solution
         elif call == "hint":
-            episode.hint0 = None if value is None else _text(value, "hint()")
+            episode.hint0 = value
             job.policy.offer_hint(episode.hint0)  # a hinted script sees it as an agent would
         else:
-            obs, reward, terminated, truncated, info = _step_result(value)
+            obs, reward, terminated, truncated, info = value
             episode.steps.append(Step(slot.pending_action, obs[:KEPT_CHARS], reward, terminated, truncated, info,
                                       slot.solution if job.track_solution else None))
             episode.absorb(obs, reward, terminated, truncated, info)

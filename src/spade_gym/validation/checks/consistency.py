@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 from spade_gym.errors import SandboxError
+from spade_gym.sandbox.call_results import Failed
 from spade_gym.sandbox.protocol import Reset
 from spade_gym.validation.checks import check
 from spade_gym.validation.context import (
@@ -85,10 +86,10 @@ def _long_run_once(ctx: Context, resets: int) -> dict[str, list[Episode]]:
             if exc.kind == "timeout":
                 raise DeadlineHit(abort) from None
             raise abort from None
-        failed = next((r for r in results if not r.get("ok")), None)
+        failed = next((r for r in results if isinstance(r, Failed)), None)
         if failed is not None:
-            kind = getattr(failed["error"], "kind", "program")
-            abort = Abort(f"reset() failed after {done} resets in one instance: {describe_error(failed['error'])}",
+            kind = failed.error.kind
+            abort = Abort(f"reset() failed after {done} resets in one instance: {describe_error(failed.error)}",
                           {"kind": kind})
             if kind == "timeout":
                 raise DeadlineHit(abort)
