@@ -38,6 +38,8 @@ class FakeOpenAI:
         self.peak = 0
         self.lock = threading.Lock()
         self.delay = 0.0
+        #: Served when the script is empty (None: recorded completions), e.g. a server failing every request.
+        self.default_reply: Reply | None = None
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
@@ -55,7 +57,7 @@ class FakeOpenAI:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with fake.lock:
                     fake.requests.append((dict(self.headers), body))
-                    reply = fake.script.pop(0) if fake.script else Reply()
+                    reply = fake.script.pop(0) if fake.script else (fake.default_reply or Reply())
                     fake.in_flight += 1
                     fake.peak = max(fake.peak, fake.in_flight)
                 try:

@@ -29,10 +29,17 @@ REPLAYED_SETTINGS = ("kind", "attempts", "seed", "temperature", "max_tokens", "m
 @click.command("generate")
 @click.option("--backend", type=click.Choice(list(BACKEND_ARGUMENTS)), required=True,
               help="Where completions come from.")
-@click.option("--model", required=True,
-              help="openai: model name on the server; transformers: checkpoint directory; "
-                   "replay: the JSONL file of completions.")
-@click.option("--base-url", help="openai backend: e.g. http://localhost:8000/v1 (vLLM, SGLang, OpenAI, OpenRouter...).")
+@click.option("--model", "models", multiple=True,
+              help="openai: model name on the server (repeatable: paired in order with --base-url; one --model "
+                   "serves every --base-url); transformers: checkpoint directory; replay: the JSONL file of "
+                   "completions.")
+@click.option("--base-url", "base_urls", multiple=True,
+              help="openai backend: e.g. http://localhost:8000/v1 (vLLM, SGLang, OpenAI, OpenRouter...). "
+                   "Repeatable: design requests are spread over the endpoints, and each card names the model "
+                   "that designed it.")
+@click.option("--endpoints", "endpoints_file", type=click.Path(dir_okay=False, exists=True),
+              help="openai backend, instead of --base-url/--model: a JSON list (or JSON lines) of "
+                   '{"base_url", "model", "concurrency"?, "api_key_env"?} designer endpoints.')
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
               help="openai backend: environment variable holding the API key (may be unset for local servers).")
 @click.option("-n", "n", type=click.IntRange(min=0), default=None,
@@ -52,7 +59,8 @@ REPLAYED_SETTINGS = ("kind", "attempts", "seed", "temperature", "max_tokens", "m
               help="Completions per target: the first design plus repairs fed with the validator's summary "
                    "(a replay takes it, and every other request setting, from its log).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True,
-              help="Targets designed and validated at the same time.")
+              help="Targets designed and validated at the same time (with several endpoints: each "
+                   "endpoint's default cap on requests in flight; the run takes what they take together).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for targets, prompts and sampling.")
 @click.option("--temperature", type=float, default=0.7, show_default=True)
 @click.option("--max-tokens", type=click.IntRange(min=16), default=8192, show_default=True)
@@ -63,8 +71,8 @@ REPLAYED_SETTINGS = ("kind", "attempts", "seed", "temperature", "max_tokens", "m
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_context
 @handle_errors
-def command(ctx, backend, model, base_url, api_key_env, n, suite, kind, skills, corpus, multi_turn_ratio, attempts,
-            concurrency, seed, temperature, max_tokens, log_path, designer, as_json):
+def command(ctx, backend, models, base_urls, endpoints_file, api_key_env, n, suite, kind, skills, corpus,
+            multi_turn_ratio, attempts, concurrency, seed, temperature, max_tokens, log_path, designer, as_json):
     """Design environments with a model: prompt, parse, validate, repair, register.
 
     Accepted environments are registered into SUITE at once (gym.make-able) with a card
@@ -77,6 +85,8 @@ def command(ctx, backend, model, base_url, api_key_env, n, suite, kind, skills, 
           --model Qwen/Qwen3-8B -n 20 --suite my_suite --skill "Spatial Reasoning"
       spade-gym generate --backend openai --base-url http://localhost:8000/v1 \\
           --model Qwen/Qwen3-8B -n 12 --suite my_tools --kind tool-use --skill "Error Recovery"
+      spade-gym generate --backend openai --base-url http://localhost:8000/v1 --model Qwen/Qwen3-8B \\
+          --base-url http://localhost:8001/v1 --model meta-llama/Llama-3.1-8B-Instruct -n 20 --suite mixed
       spade-gym generate --backend replay --model generate-20261130.jsonl --suite my_suite
     """
     from rich.console import Console
@@ -90,10 +100,26 @@ def command(ctx, backend, model, base_url, api_key_env, n, suite, kind, skills, 
     from spade_gym.registry import register_suite
 
     suite_path = Path(suite)
-    options = dict(model=model, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency)
-    if base_url is not None and backend != "openai":
+    if base_urls and backend != "openai":
         raise click.UsageError(f"--base-url only applies to --backend openai, not {backend}")
-    designer_backend = make_backend(backend, **BACKEND_ARGUMENTS[backend](options))
+    if endpoints_file is not None and (backend != "openai" or base_urls or models):
+        raise click.UsageError("--endpoints replaces --base-url/--model, and only applies to --backend openai")
+    if not models and endpoints_file is None:
+        raise click.UsageError("Missing option '--model'.")
+    if len(models) > 1 and backend != "openai":
+        raise click.UsageError(f"--model is given once for --backend {backend}")
+    options = dict(model=models[0] if models else None, base_url=base_urls[0] if base_urls else None,
+                   api_key_env=api_key_env, concurrency=concurrency)
+    endpoints = _endpoints(endpoints_file, base_urls, models, api_key_env, concurrency)
+    if len(endpoints) == 1:  # one endpoint, however given: exactly the single-server run
+        options.update(model=endpoints[0].model, base_url=endpoints[0].base_url,
+                       api_key_env=endpoints[0].api_key_env, concurrency=endpoints[0].concurrency)
+        concurrency = endpoints[0].concurrency
+    if len(endpoints) > 1:
+        designer_backend = _endpoint_pool(endpoints)
+        concurrency = designer_backend.capacity
+    else:
+        designer_backend = make_backend(backend, **BACKEND_ARGUMENTS[backend](options))
     check_endpoint = getattr(designer_backend, "check_endpoint", None)
     if check_endpoint is not None:
         try:
@@ -144,6 +170,35 @@ def command(ctx, backend, model, base_url, api_key_env, n, suite, kind, skills, 
     if summary.results and len(backend_failures) == len(summary.results):
         raise BackendError(f"the designer backend failed on every target; first error: "
                                  f"{backend_failures[0].last_summary}")
+
+
+def _endpoints(endpoints_file, base_urls, models, api_key_env, concurrency) -> list:
+    """The designer endpoints of an --endpoints file or of several --base-url/--model pairs, with
+    the run's --concurrency and --api-key-env where an entry names none; empty for a single pair
+    (the plain backend takes and checks it as it always has)."""
+    from dataclasses import replace
+
+    from spade_gym.generate.endpoints import pair_endpoints, read_endpoints
+
+    if endpoints_file is not None:
+        endpoints = read_endpoints(endpoints_file)
+    elif len(base_urls) > 1 or len(models) > 1:
+        endpoints = pair_endpoints(base_urls, models)
+    else:
+        return []
+    return [replace(e, concurrency=e.concurrency or concurrency, api_key_env=e.api_key_env or api_key_env)
+            for e in endpoints]
+
+
+def _endpoint_pool(endpoints):
+    """Several designer endpoints behind one backend: requests go where there is room, and a
+    failed one is retried on another endpoint (the pool retries, not each endpoint)."""
+    from spade_gym.generate.backends import make_backend
+    from spade_gym.generate.endpoints import EndpointPool
+
+    return EndpointPool(endpoints, lambda e: make_backend("openai", model=e.model, base_url=e.base_url,
+                                                          api_key_env=e.api_key_env, concurrency=e.concurrency,
+                                                          max_retries=0))
 
 
 def _replayed_settings(ctx: click.Context, recorded: dict) -> dict:

@@ -233,11 +233,18 @@ class GenerationPipeline:
                 result.last_summary = f"backend error: {exc}"
                 self._log({**record, "error": str(exc)})
                 break
+            # A pool of endpoints says which model wrote this completion; the card and the
+            # log name that one (unless --designer names the designer outright).
+            designer_model = self.config.designer or completion.model or self.designer_model
+            if completion.model is not None:
+                # "designed_by" marks a per-request designer, so a replay names it on the card too.
+                record["model"] = record["designed_by"] = completion.model
             result.prompt_tokens += completion.prompt_tokens
             result.completion_tokens += completion.completion_tokens
             record.update(completion=completion.text, usage={"prompt_tokens": completion.prompt_tokens,
                                                              "completion_tokens": completion.completion_tokens})
-            outcome = self.admission.admit(self._submission(completion.text, target, kind, attempt))
+            outcome = self.admission.admit(self._submission(completion.text, target, kind, attempt,
+                                                                  designer_model))
             if outcome.report is not None:
                 record["report"] = outcome.report.to_dict()
             if isinstance(outcome, Admitted):
@@ -268,12 +275,14 @@ class GenerationPipeline:
     def _memory(self, skill: str, rng: random.Random) -> DesignMemory | None:
         return suite_memory(self.suite.entries(), skill, k=self.config.memory_k, rng=rng)
 
-    def _submission(self, text: str, target: Target, kind: str, attempt: int) -> Submission:
+    def _submission(self, text: str, target: Target, kind: str, attempt: int,
+                    designer_model: str | None = None) -> Submission:
         """One completion for ``target``, with the provenance its card will carry."""
+        model = designer_model or self.designer_model
         provenance = {
-            "designer": designer_label(self.designer_model, self.designer_backend),
+            "designer": designer_label(model, self.designer_backend),
             "backend": self.designer_backend,
-            "model": self.designer_model,
+            "model": model,
             "prompt_version": PROMPT_VERSIONS[kind],
             "requested_skill": target.skill,
             "requested_multi_turn": target.multi_turn,

@@ -37,6 +37,8 @@ class Completion:
     finish_reason: str | None = None
     #: Native tool calls of the reply (OpenAI form), when the request offered tools.
     tool_calls: list[dict] | None = None
+    #: The model that wrote it, when a backend spreads requests over several designers.
+    model: str | None = None
 
 
 @runtime_checkable

@@ -42,6 +42,8 @@ class ReplayBackend(_ContextManaged):
         #: replay serves each (target, attempt) its original completion even when the
         #: original run interleaved targets.
         self._by_seed: dict[int, str] = {}
+        #: Per request seed, the model that wrote it, when the run spread requests over endpoints.
+        self._designed_by: dict[int, str] = {}
         #: The settings of the recorded ``generate`` run (its ``"event": "run"`` header),
         #: or for older logs what the attempt records imply; empty for plain lists.
         self.settings: dict[str, Any] = {}
@@ -73,6 +75,8 @@ class ReplayBackend(_ContextManaged):
             self.targets.append(target)
             if isinstance(record.get("request_seed"), int):
                 self._by_seed[record["request_seed"]] = record["completion"]
+                if isinstance(record.get("designed_by"), str):
+                    self._designed_by[record["request_seed"]] = record["designed_by"]
         if not self._texts:
             raise ConfigError(f"replay log {self.path} holds no completions; expected JSONL lines "
                               'like {"completion": "..."}')
@@ -110,7 +114,7 @@ class ReplayBackend(_ContextManaged):
     ) -> list[Completion]:
         _check_request(messages, n, max_tokens)
         if n == 1 and seed is not None and seed in self._by_seed:
-            return [Completion(self._by_seed[seed])]
+            return [Completion(self._by_seed[seed], model=self._designed_by.get(seed))]
         with self._lock:
             if self.remaining < n:
                 raise BackendError(
