@@ -595,3 +595,37 @@ def test_every_zoo_baseline_plays_with_nothing_learned(name):
     policy.begin("Guess a number from 1 to 10.")
     assert isinstance(policy.act("Guess a number from 1 to 10.", 0, None), str)
     assert isinstance(policy.act("Higher.", 1, None), str)
+
+
+def test_the_learning_caches_are_safe_across_validation_threads():
+    """validate_many runs programs on threads that share these caches: a key evicted by another
+    thread between storing and returning it was a KeyError inside a check (seen in CI on two
+    bundled games). Hammered with a tiny switch interval, every call gets its own value."""
+    import sys
+    import threading
+
+    from spade_gym.validation.feedback_model import cached
+
+    cache: dict = {}
+    errors: list[str] = []
+
+    def work(thread: int) -> None:
+        try:
+            for i in range(3000):
+                key = (thread, i % 200)
+                assert cached(cache, key, lambda key=key: key) == key
+        except Exception as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(repr(exc))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors, errors[:3]
+    assert len(cache) <= 64

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from spade_gym.validation.feedback_model import (
     MIN_EXAMPLES,
     MIN_SEEDS,
+    cached,
     fingerprint,
     indexed,
     is_number,
@@ -204,12 +205,7 @@ class MarkModel:
         kept = [t for t in transcripts if len(t.actions) >= 2]
         if len(kept) < MIN_SEEDS:
             return None
-        key = (fingerprint(kept), form)
-        if key not in _MARK_CACHE:
-            if len(_MARK_CACHE) >= 64:
-                _MARK_CACHE.pop(next(iter(_MARK_CACHE)))
-            _MARK_CACHE[key] = _learn_marks(kept, form)
-        return _MARK_CACHE[key]
+        return cached(_MARK_CACHE, (fingerprint(kept), form), lambda: _learn_marks(kept, form))
 
     def read(self, screen: str, previous: str, observation: str) -> dict:
         """The marks of a step's feedback, by rule (rules that read nothing are left out)."""

@@ -26,8 +26,10 @@ import difflib
 import functools
 import math
 import re
+import threading
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
 
 from spade_gym.decoding.decoders import spelled
 from spade_gym.decoding.text import normal_form
@@ -285,6 +287,27 @@ def fingerprint(transcripts: Sequence[Transcript]) -> tuple:
                  for t in transcripts)
 
 
+#: What is learned from transcripts is kept per content key, a few dozen at most. Validation runs
+#: programs on threads, so the caches are shared: reads and writes hold this lock, the learning
+#: itself does not (two threads may learn the same key at once; learning is a pure function of it).
+_CACHE_LOCK = threading.Lock()
+CACHE_SIZE = 64
+
+
+def cached(cache: dict, key: tuple, make: Callable[[], Any]) -> Any:
+    """``make()`` once per content ``key`` (the zoo and its hinted twins learn from the same other
+    seeds, and added seeds from all of them), at most :data:`CACHE_SIZE` kept; safe across threads."""
+    with _CACHE_LOCK:
+        if key in cache:
+            return cache[key]
+    value = make()
+    with _CACHE_LOCK:
+        if key not in cache and len(cache) >= CACHE_SIZE:
+            cache.pop(next(iter(cache)))
+        cache[key] = value
+    return value
+
+
 __all__ = [
     "MAX_CHARS",
     "MIN_EXAMPLES",
@@ -293,6 +316,7 @@ __all__ = [
     "Bayes",
     "Stump",
     "as_float",
+    "cached",
     "fingerprint",
     "indexed",
     "is_number",

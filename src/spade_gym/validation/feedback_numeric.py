@@ -23,6 +23,7 @@ from spade_gym.validation.feedback_model import (
     Bayes,
     Stump,
     as_float,
+    cached,
     fingerprint,
     indexed,
     is_number,
@@ -128,12 +129,7 @@ class NumericSemantics:
     def learn(cls, transcripts: Sequence[Transcript]) -> NumericSemantics:
         """Learned from training probes (cached by their content: the baselines of one level share
         most of their training seeds, and added seeds share all of them)."""
-        key = fingerprint(transcripts)
-        if key not in _NUMERIC_CACHE:
-            if len(_NUMERIC_CACHE) >= 64:
-                _NUMERIC_CACHE.pop(next(iter(_NUMERIC_CACHE)))
-            _NUMERIC_CACHE[key] = _learn_numeric(transcripts)
-        return _NUMERIC_CACHE[key]
+        return cached(_NUMERIC_CACHE, fingerprint(transcripts), lambda: _learn_numeric(transcripts))
 
     def read_side(self, features: frozenset[str]) -> int | None:
         """+1 (the answer is above the guess), -1, or None; ``features``: :func:`feedback_features`."""

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from spade_gym.validation.feedback_marks import answer_form
-from spade_gym.validation.feedback_model import as_float, screen_numbers, unbox
+from spade_gym.validation.feedback_model import as_float, cached, screen_numbers, unbox
 from spade_gym.validation.observations import all_candidates, as_number, boxed, render_number
 from spade_gym.validation.policy_base import Policy, Prior, Transcript
 
@@ -206,14 +206,6 @@ def probe_plan(episodes: Sequence[Transcript]) -> list[str]:
     return common[:max(1, length)]
 
 
-def cached(cache: dict, key: tuple, make: Callable[[], object]):
-    """``make()`` once per content ``key`` (the zoo and its hinted twins learn from the same other
-    seeds, and added seeds from all of them), at most 64 kept."""
-    if key not in cache:
-        if len(cache) >= 64:
-            cache.pop(next(iter(cache)))
-        cache[key] = make()
-    return cache[key]
 
 
 __all__ = ["GUESS_PROBE", "GUESS_PROBE_STEPS", "MARK_CANDIDATES", "MAX_PLAN", "PLAN_PROBE", "GuessProbe", "PlanProbe",
