@@ -33,11 +33,13 @@ HOSTILE = {
     "hint_french": ("hint", "in French words", "hint"),
     "hint_reversed": ("hint", "reversed", "hint"),
     "hint_acrostic": ("hint", "as first letters", "hint"),
+    "hint_window_acrostic": ("hint", "as first letters", "hint"),
     "info_fullwidth": ("info", "in other characters", "info_leak"),
     "feedback_glued": ("feedback", "inside a longer token", "shortcut"),
     "screen_roman": ("screen", "in Roman numerals", "shortcut"),
 }
-SOUND = {"vault_sound": [n for n in HOSTILE if n != "hint_acrostic"], "anagram_sound": ["hint_acrostic"]}
+ACROSTICS = ("hint_acrostic", "hint_window_acrostic")
+SOUND = {"vault_sound": [n for n in HOSTILE if n not in ACROSTICS], "anagram_sound": list(ACROSTICS)}
 #: Checks a leaking program may fail besides its own: an answer on the screen or in the feedback
 #: is also copied by the cheap copy baseline.
 ALSO_FAILS = {"shortcut": {"non_triviality"}}
@@ -82,6 +84,24 @@ def test_a_leaking_program_is_rejected_by_the_check_that_owns_the_leak(name):
 def test_the_sound_twin_is_accepted(name):
     report = validate_source((LEAKS / f"{name}.py").read_text(), config=SMALL)
     assert report.valid, report.summary()
+
+
+def test_a_stretch_of_first_letters_every_episode_shares_is_a_coincidence():
+    """hint_shared_stretch's one fixed sentence runs p-e-n-c-i-l in its first letters, and "pencil"
+    is its commonest answer: the decoder does read the answer there (a rule that counted every
+    such reading rejected the program), but the same stretch is in the hints of the episodes whose
+    word differs, so it tells no episode from another. Its per-episode twin, hint_window_acrostic,
+    which spells each episode's own word, stays rejected (above)."""
+    runs = plain_run(LEAKS / "hint_shared_stretch.py", {"seeds": list(range(40)), "actions": WRONG, "hint": True})
+    pencil = [run for run in runs if run["solution"] == "pencil"]
+    others = [run for run in runs if run["solution"] != "pencil"]
+    assert pencil and others
+    assert all(reveals(run["hint"], "pencil") and "as first letters" in explain(run["hint"], "pencil") for run in pencil)
+    assert all(reveals(run["hint"], "pencil") for run in others), "the stretch is in every episode's hint"
+    assert not any(reveals(run["hint"], run["solution"]) for run in others)
+    for seed in (11, 12, 13):
+        report = validate_source((LEAKS / "hint_shared_stretch.py").read_text(), config=SMALL.replace(seed=seed))
+        assert report.valid, report.summary()
 
 
 def test_the_decode_baseline_wins_what_the_screen_spells():

@@ -91,13 +91,15 @@ def _phrase(target: str) -> re.Pattern[str]:
     return re.compile(r"(?<![^\W_])" + body + r"(?![^\W_])")
 
 
-def reveals(text: str, solution: str, *, min_chars: int = 2) -> bool:
+def reveals(text: str, solution: str, *, min_chars: int = 2, windows: bool = True) -> bool:
     """True if some decoding of ``text`` yields ``solution``, both compared in :func:`canonical`
     form ("4821", "four thousand eight hundred twenty-one" and "4,821" are one solution).
 
     A solution shorter than ``min_chars`` characters (normalised) never counts: a single digit is
     in every honest text. Readings that honest texts produce by the hundred (glued digit runs,
-    reversals, acrostics) count only for solutions of three characters or more.
+    reversals, acrostics) count only for solutions of three characters or more. With
+    ``windows=False`` the stretches of window decoders (any run of a text's first letters) are
+    left out: the readings that a long text makes spell short strings by chance.
     """
     if not text or not solution:
         return False
@@ -109,7 +111,7 @@ def reveals(text: str, solution: str, *, min_chars: int = 2) -> bool:
     if any(size >= shortest and target in readings for shortest, readings in decoded.exact):
         return True
     compact = target.replace(" ", "")
-    if compact.isalpha() and any(len(compact) >= shortest and compact in window
+    if windows and compact.isalpha() and any(len(compact) >= shortest and compact in window
                                  for shortest, window in decoded.windows):
         return True
     if any(size >= shortest and probe(text, target, lambda: decoded.base) for shortest, probe in decoded.probes):

@@ -26,15 +26,16 @@ def normalise(text: str) -> str:
     return decoding.canonical(text)
 
 
-def leaks(text: str, solution: str | None, *, min_chars: int = 1) -> bool:
+def leaks(text: str, solution: str | None, *, min_chars: int = 1, windows: bool = True) -> bool:
     """True if some decoding of ``text`` yields ``solution`` (:func:`spade_gym.decoding.reveals`).
 
     Solutions shorter than ``min_chars`` (after normalising) never count: a single digit
-    appears in too many honest texts to mean anything.
+    appears in too many honest texts to mean anything. ``windows=False`` leaves out the
+    readings where any stretch of a text's first letters counts (acrostic windows).
     """
     if not solution or not text:
         return False
-    return decoding.reveals(text, solution, min_chars=min_chars)
+    return decoding.reveals(text, solution, min_chars=min_chars, windows=windows)
 
 
 def spelling(text: str, solution: str) -> str:

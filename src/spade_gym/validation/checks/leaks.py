@@ -25,6 +25,25 @@ def static_hint_tolerance(seeds: int) -> int:
     return max(1, seeds // 8)
 
 
+def _coincidence(text: str, solution: str, tolerated: int, others: list[str] | None = None) -> bool:
+    """Can this text meet this answer by chance (see :func:`check_hint`)?
+
+    For a fixed hint (``others`` None): a short answer, or one only a stretch of first letters
+    spells. For one episode's ``hint()``: only a stretch of first letters, and only where the
+    hints of at least half the other episodes (whose answers differ) spell it too - then the
+    stretch lies in the text every episode shares and says nothing about which task this is,
+    while an acrostic written for this episode's answer appears in this episode's hint alone.
+    """
+    if not tolerated:
+        return False
+    if others is None:
+        return len(normalise(solution)) <= COINCIDENCE_CHARS or not leaks(text, solution, windows=False)
+    if leaks(text, solution, windows=False) or not others:
+        return False
+    shared = sum(leaks(other, solution) for other in others)
+    return shared * 2 >= len(others)
+
+
 @check("hint", order=100)
 def check_hint(ctx: Context) -> Outcome:
     """A given hint, and every ``hint()`` result: non-empty, bounded, never the solution in any spelling.
@@ -39,7 +58,8 @@ def check_hint(ctx: Context) -> Outcome:
     if ctx.hint is None and not has_method:
         return Outcome(True, "no hint given and no hint() method: nothing to check", {"hint": None})
 
-    def inspect(text: Any, where: str, solutions: list[tuple[int, str | None]], *, tolerated: int = 0) -> None:
+    def inspect(text: Any, where: str, solutions: list[tuple[int, str | None]], *, tolerated: int = 0,
+                others: list[str] | None = None) -> None:
         if not isinstance(text, str):
             problems.append(Problem("type", where, f"the hint must be text, got {type(text).__name__}"))
             return
@@ -49,8 +69,11 @@ def check_hint(ctx: Context) -> Outcome:
         if len(text) > limit:
             problems.append(Problem("long", where, f"the hint is {len(text)} characters long; the limit is {limit}"))
         leaked = [(seed, solution) for seed, solution in solutions if solution and leaks(text, solution)]
-        # Only short answers can meet a text by coincidence; a long one named even once is a leak.
-        if len(leaked) > tolerated or any(len(normalise(solution)) > COINCIDENCE_CHARS for _, solution in leaked):
+        # Within the tolerance only coincidences pass: short answers, and answers that only a stretch
+        # of the first letters spells (a hint of L words offers L - k + 1 stretches of k letters to
+        # every seed's answer). A long answer the text names any other way is a leak even once.
+        chance = all(_coincidence(text, solution, tolerated, others) for _, solution in leaked)
+        if len(leaked) > tolerated or not chance:
             seed, solution = leaked[0]
             problems.append(Problem("leak", where, (
                 f"the hint {excerpt(text, 120)} contains the solution of seed {seed} ({excerpt(solution)}) "
@@ -64,7 +87,9 @@ def check_hint(ctx: Context) -> Outcome:
         inspect(ctx.hint, "the given hint", [(e.seed, e.solution0) for e in episodes],
                 tolerated=static_hint_tolerance(len(episodes)))
     for seed, text, solution in program_hints:
-        inspect(text, f"hint() for seed {seed}", [(seed, solution)])
+        others = [other for other_seed, other, answer in program_hints
+                  if other_seed != seed and answer != solution and isinstance(other, str)]
+        inspect(text, f"hint() for seed {seed}", [(seed, solution)], tolerated=1, others=others)
     if has_method and not program_hints:
         problems.append(Problem("none", "hint()", "hint() is defined but returned None on every seed"))
     details = {"given": ctx.hint is not None, "method": has_method}
