@@ -6,6 +6,8 @@ import random
 import re
 
 BOX_RE = re.compile(r"\\boxed\{([^{}]*)\}")
+#: a well-formed answer: labels only, optionally separated by commas or spaces ("AC", "A, C")
+ANSWER_RE = re.compile(r"\s*[A-F](?:[\s,]*[A-F])*\s*")
 TERMS = [("wizards", "wizard"), ("bakers", "baker"), ("pirates", "pirate"), ("poets", "poet"),
          ("gardeners", "gardener"), ("knights", "knight"), ("sailors", "sailor"), ("chess players", "chess player"),
          ("violinists", "violinist"), ("astronomers", "astronomer")]
@@ -113,17 +115,32 @@ class SyllogismEnv:
             return "The episode is over.", 0.0, True, False, {}
         self.turn += 1
         out = self.turn >= self.max_turns
-        m = BOX_RE.search(str(action)[:5000])
-        guess = "".join(sorted(set(re.sub(r"[^A-F]", "", m.group(1).upper())))) if m else ""
-        if m and guess == self._answer:
+        boxes = BOX_RE.findall(str(action)[:5000])
+        guess = self._parse(boxes[-1]) if boxes else None
+        if guess is not None and guess == self._answer:
             self.done = True
             return "Correct: exactly those conclusions follow. You win!", 1.0, True, False, {}
-        msg = "No answer found: write the letters inside \\boxed{...}." if not m else \
-            f"'{guess or m.group(1)[:10]}' is not exactly the set of conclusions that must follow."
+        if not boxes:
+            msg = "No answer found: write the letters inside \\boxed{...}."
+        elif guess is None:
+            msg = ("Malformed answer: inside \\boxed{...} write only the letters of the conclusions, each once, "
+                   f"from A to {'ABCDEF'[len(self.conclusions) - 1]}.")
+        else:
+            msg = f"'{guess}' is not exactly the set of conclusions that must follow."
         if out:
             self.done = True
             return msg + " No attempts left.", 0.0, True, False, {}
         return msg + f" Attempts left: {self.max_turns - self.turn}.\n\n" + self._task(), 0.0, False, False, {}
+
+    def _parse(self, text):
+        """The sorted letters of a well-formed answer, or None: any other text in the box (a sentence, a
+        label out of range, a label twice) is not an answer, so words made of A-F cannot pass as letters."""
+        if not ANSWER_RE.fullmatch(text):
+            return None
+        letters = re.sub(r"[\s,]", "", text)
+        if len(set(letters)) != len(letters) or any("ABCDEF".index(c) >= len(self.conclusions) for c in letters):
+            return None
+        return "".join(sorted(letters))
 
     def solution(self):
         return self._answer
