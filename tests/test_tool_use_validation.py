@@ -57,14 +57,14 @@ def test_games_do_not_get_the_tool_use_checks():
 
 #: broken program -> (the check that must fail, text its message must contain)
 EXPECTED = {
-    "schema_mismatch": ("tool_schemas", "tool_get_balance (line 52) does not accept 'account'"),
+    "schema_mismatch": ("tool_schemas", "tool_get_balance (line 57) does not accept 'account'"),
     "answer_alone": ("tools_needed", "with no tool call, won"),
     "answer_second_turn": ("tools_needed", "with no tool call, won (in 32 of 32 probes)"),
     "answer_in_task": ("tools_needed", "appears in the task text"),
     "nondeterministic_tool": ("determinism", "list_accounts"),
     "solution_loses": ("solvability", "playing solution() one tool call, then the answer, per turn"),
     "same_task": ("diversity", "distinct task"),
-    "hanging_tool": ("tool_calls", "line 70, in tool_split"),
+    "hanging_tool": ("tool_calls", "line 75, in tool_split"),
 }
 
 

@@ -51,8 +51,9 @@ BROKEN: dict[str, tuple[str, list[tuple[str, str]]]] = {
         (_FREEZE_SCHEMA, _SPLIT_SCHEMA + _FREEZE_SCHEMA),
         (_FREEZE_TOOL, _SPLIT_TOOL + _FREEZE_TOOL)]),
     "nondeterministic_tool": ("list_accounts shuffles with an unseeded generator", [(
-        '        return ", ".join(sorted(self._state["accounts"]))\n',
-        '        ids = sorted(self._state["accounts"])\n        random.shuffle(ids)\n        return ", ".join(ids)\n')]),
+        '        return "\\n".join(f"{account_id} owner={self._owners[account_id]}" for account_id in self._listing)\n',
+        '        random.shuffle(self._listing)\n'
+        '        return "\\n".join(f"{account_id} owner={self._owners[account_id]}" for account_id in self._listing)\n')]),
     "same_task": ("every seed poses the same task", [("rng = random.Random(seed)", "rng = random.Random(7)")]),
     "schema_mismatch": ("the get_balance schema declares 'account', the method takes 'account_id'", [
         (_BALANCE_SCHEMA, _BALANCE_SCHEMA.replace('"account_id"', '"account"')),

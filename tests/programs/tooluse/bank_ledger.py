@@ -16,14 +16,19 @@ class BankLedgerEnv(ToolUseBaseEnv):
                  "ivan", "judy", "mallory", "niaj", "olivia", "peggy", "rupert", "sybil"]
         owners = rng.sample(names, count)
         self._state = {"accounts": {}, "frozen": set()}
-        for owner in owners:
-            self._state["accounts"][f"ACC-{rng.randint(1000, 9999)}-{owner}"] = round(rng.uniform(100, 5000), 2)
-        ids = sorted(self._state["accounts"])
+        # opaque ids listed in a shuffled order: the id to use is found by its owner in the listing,
+        # never at the place it held on another episode
+        ids = [f"ACC-{number}" for number in rng.sample(range(1000, 10000), count)]
+        self._owners = dict(zip(ids, owners))
+        for account_id in ids:
+            self._state["accounts"][account_id] = round(rng.uniform(100, 5000), 2)
+        self._listing = ids[:]
+        rng.shuffle(self._listing)
         self._source = rng.choice(ids)
         self._target = rng.choice([i for i in ids if i != self._source])
         self._amount = round(rng.uniform(10, 90), 2)
         self._tools = {
-            "list_accounts": {"description": "List account ids", "parameters": {"type": "object", "properties": {}}},
+            "list_accounts": {"description": "List account ids with their owners", "parameters": {"type": "object", "properties": {}}},
             "get_balance": {"description": "Balance of an account", "parameters": {
                 "type": "object", "properties": {"account_id": {"type": "string"}}, "required": ["account_id"]}},
             "transfer": {"description": "Move money between two accounts", "parameters": {
@@ -36,8 +41,8 @@ class BankLedgerEnv(ToolUseBaseEnv):
         }
         after = self._state["accounts"][self._target] + self._amount
         self._expected_answer = f"${after:,.2f}"
-        owner_from = self._source.split("-")[-1]
-        owner_to = self._target.split("-")[-1]
+        owner_from = self._owners[self._source]
+        owner_to = self._owners[self._target]
         return (f"Transfer ${self._amount:.2f} from {owner_from}'s account to {owner_to}'s account, then report "
                 f"{owner_to}'s new balance as <answer>AMOUNT</answer>.", {})
 
@@ -47,7 +52,7 @@ class BankLedgerEnv(ToolUseBaseEnv):
         return account_id
 
     def tool_list_accounts(self):
-        return ", ".join(sorted(self._state["accounts"]))
+        return "\n".join(f"{account_id} owner={self._owners[account_id]}" for account_id in self._listing)
 
     def tool_get_balance(self, account_id):
         return f"{self._state['accounts'][self._account(account_id)]:.2f}"
