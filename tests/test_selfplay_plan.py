@@ -188,6 +188,14 @@ def test_plan_from_the_cli_for_any_preset_and_overrides(tmp_path):
     assert result.exit_code == 0 and "generation: transformers" in result.output
 
 
+def test_plan_and_show_config_need_no_run_directory():
+    result = CliRunner().invoke(main, ["selfplay", "--preset", "qwen3-8b", "--plan", "--gpus", "8"])
+    assert result.exit_code == 0 and "Peak memory per training device" in result.output, result.output
+    assert CliRunner().invoke(main, ["selfplay", "--show-config"]).exit_code == 0
+    result = CliRunner().invoke(main, ["selfplay", "--preset", "cpu-tiny"])
+    assert result.exit_code == 2 and "Missing option '--output'" in result.output, result.output
+
+
 def test_plan_refusals_are_one_line(tmp_path):
     for args, message in ((["--gpus", "1"], "leaves no GPU for training"),
                           (["--assume", "bogus=1"], "expected KEY=VALUE"),

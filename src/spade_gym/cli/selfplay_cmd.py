@@ -16,8 +16,9 @@ from spade_gym.selfplay.presets import PRESETS, load_preset
 @click.command("selfplay")
 @click.option("--preset", type=click.Choice(sorted(PRESETS)), default=None,
               help="Configuration to start from [default: cpu-tiny] (cpu-tiny runs on 2 CPU cores in minutes).")
-@click.option("--output", type=click.Path(file_okay=False), required=True,
-              help="Run directory (checkpoints, metrics.jsonl, the run's suite of designed environments).")
+@click.option("--output", type=click.Path(file_okay=False), default=None,
+              help="Run directory (checkpoints, metrics.jsonl, the run's suite of designed environments); "
+                   "required except with --plan and --show-config, which write nothing.")
 @click.option("--resume", is_flag=True, help="Continue the run in --output from its last checkpoint.")
 @click.option("--iterations", type=click.IntRange(min=1), help="Total iterations (overrides the preset).")
 @click.option("--designer", type=click.Choice(["policy", "openai"]), default=None,
@@ -57,9 +58,12 @@ def command(preset, output, resume, iterations, designer, base_url, designer_mod
       spade-gym selfplay --preset cpu-tiny --output runs/demo
       spade-gym selfplay --output runs/demo --resume --iterations 6
       spade-gym selfplay --preset qwen3-8b --output runs/q8 --set paired_seeds=8
-      spade-gym selfplay --preset qwen3-8b --output runs/q8 --plan --gpus 8 --tokens-per-s 4000
+      spade-gym selfplay --preset qwen3-8b --plan --gpus 8 --tokens-per-s 4000
       spade-gym selfplay --designer openai --base-url http://localhost:8000/v1 --model my-model --output runs/served
     """
+    if output is None and not (plan or show_config):
+        raise click.UsageError("Missing option '--output': the run directory (only --plan and --show-config "
+                               "run without one).")
     if (base_url or designer_model) and designer != "openai":
         raise ConfigError("--base-url and --model are for a served designer: add --designer openai")
     served = [f"designer={designer}"] if designer else []
