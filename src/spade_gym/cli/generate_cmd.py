@@ -68,11 +68,30 @@ REPLAYED_SETTINGS = ("kind", "attempts", "seed", "temperature", "max_tokens", "m
               help="Append every request and result here (default: generate-<time>.jsonl next to the suite).")
 @click.option("--designer", help="The designer model named on each card with the backend (default: --model; "
               "for a replay, the model recorded in the log).")
+@click.option("--ray", "ray", is_flag=False, flag_value="default", default=None, metavar="[ADDRESS]",
+              help="Run design requests (openai backend) and validations as units on a Ray cluster: ADDRESS "
+                   "(auto, ray://head:10001, head:6379) or, alone, $RAY_ADDRESS or a Ray started here "
+                   "(also: $SPADE_GYM_RAY). Alone, it must be the last option, or write --ray=ADDRESS. "
+                   "See docs/scale.md.")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path),
+              help="Journal the run in DIR/journal.jsonl: every design, report and target result is written "
+                   "there before it is counted (the log defaults to DIR/generate.jsonl) [default with --ray: "
+                   "a new folder in .spade-generate/ next to the suite].")
+@click.option("--resume", is_flag=True,
+              help="Continue the run journaled in --output (after a crash or Ctrl-C): finished targets are "
+                   "kept, journaled designs are not requested again, the rest is redone. Give the run's options.")
+@click.option("--allow-unprotected-nodes", is_flag=True,
+              help="With --ray, also validate on nodes whose sandbox lacks the process layer (see spade-gym "
+                   "doctor --ray).")
+@click.option("--validation-seed", type=int, default=None,
+              help="Seed of the validator's probes (default: fresh for every program, so a designer cannot "
+                   "learn them); set it to reproduce a run's reports.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_context
 @handle_errors
 def command(ctx, backend, models, base_urls, endpoints_file, api_key_env, n, suite, kind, skills, corpus,
-            multi_turn_ratio, attempts, concurrency, seed, temperature, max_tokens, log_path, designer, as_json):
+            multi_turn_ratio, attempts, concurrency, seed, temperature, max_tokens, log_path, designer, ray, output,
+            resume, allow_unprotected_nodes, validation_seed, as_json):
     """Design environments with a model: prompt, parse, validate, repair, register.
 
     Accepted environments are registered into SUITE at once (gym.make-able) with a card
@@ -88,16 +107,10 @@ def command(ctx, backend, models, base_urls, endpoints_file, api_key_env, n, sui
       spade-gym generate --backend openai --base-url http://localhost:8000/v1 --model Qwen/Qwen3-8B \\
           --base-url http://localhost:8001/v1 --model meta-llama/Llama-3.1-8B-Instruct -n 20 --suite mixed
       spade-gym generate --backend replay --model generate-20261130.jsonl --suite my_suite
+      spade-gym generate --backend openai --base-url http://localhost:8000/v1 --model Qwen/Qwen3-8B \\
+          -n 2 --suite journaled --output runs/gen   # after a crash: the same line + --resume; on Ray: + --ray=auto
     """
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from spade_gym.generate.backends import make_backend
-    from spade_gym.generate.backends.replay import ReplayBackend
-    from spade_gym.generate.pipeline import GenerateConfig, GenerationPipeline, replay_targets
-    from spade_gym.generate.prompts import GroundingCorpus
-    from spade_gym.generate.targets import Target
-    from spade_gym.registry import register_suite
+    from spade_gym.executor import executor_for, ray_address
 
     suite_path = Path(suite)
     if base_urls and backend != "openai":
@@ -115,9 +128,43 @@ def command(ctx, backend, models, base_urls, endpoints_file, api_key_env, n, sui
         options.update(model=endpoints[0].model, base_url=endpoints[0].base_url,
                        api_key_env=endpoints[0].api_key_env, concurrency=endpoints[0].concurrency)
         concurrency = endpoints[0].concurrency
+    if resume and output is None:
+        raise click.UsageError("--resume needs --output: the folder of the run to continue")
+    if output is None and ray_address(ray) is not None:
+        output = suite_path.parent / ".spade-generate" / f"{_dt.datetime.now():%Y%m%d-%H%M%S}"
+        click.echo(f"Journal: {output / 'journal.jsonl'} (continue a crashed run with --output {output} --resume)",
+                   err=True)
+    executor = executor_for(ray, allow_unprotected=allow_unprotected_nodes,
+                            on_warning=lambda message: click.echo(f"Warning: {message}", err=True))
+    try:
+        _generate(ctx, executor, backend, options, endpoints, n, suite_path, kind, skills, corpus, multi_turn_ratio,
+                  attempts, concurrency, seed, temperature, max_tokens, log_path, designer, output, resume,
+                  validation_seed, as_json)
+    finally:
+        executor.close()
+
+
+def _generate(ctx, executor, backend, options, endpoints, n, suite_path, kind, skills, corpus, multi_turn_ratio,
+              attempts, concurrency, seed, temperature, max_tokens, log_path, designer, output, resume,
+              validation_seed, as_json):
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from spade_gym.generate.backends import make_backend
+    from spade_gym.generate.backends.replay import ReplayBackend
+    from spade_gym.generate.pipeline import GenerateConfig, GenerationPipeline, replay_targets
+    from spade_gym.generate.prompts import GroundingCorpus
+    from spade_gym.generate.targets import Target
+    from spade_gym.generate.units import ExecutorBackend
+    from spade_gym.registry import register_suite
+    from spade_gym.validation import DEFAULT_CONFIG
+
     if len(endpoints) > 1:
-        designer_backend = _endpoint_pool(endpoints)
+        designer_backend = _endpoint_pool(endpoints, executor)
         concurrency = designer_backend.capacity
+    elif backend == "openai":  # one design request, one unit; a local checkpoint or a log answers here
+        designer_backend = ExecutorBackend({"base_url": options["base_url"], "model": options["model"],
+                                            "api_key_env": options["api_key_env"]}, executor)
     else:
         designer_backend = make_backend(backend, **BACKEND_ARGUMENTS[backend](options))
     check_endpoint = getattr(designer_backend, "check_endpoint", None)
@@ -138,6 +185,8 @@ def command(ctx, backend, models, base_urls, endpoints_file, api_key_env, n, sui
             concurrency = 1  # an in-order log maps completion i to target i only sequentially
     config = GenerateConfig(n=1 if n is None else n, skills=tuple(skills), concurrency=concurrency,
                             designer=designer, targets=targets, **settings)
+    if log_path is None and output is not None:
+        log_path = output / "generate.jsonl"  # a resume appends to the run's own log
     if log_path is None:
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         log_path = suite_path.parent / f"generate-{stamp}.jsonl"
@@ -155,17 +204,26 @@ def command(ctx, backend, models, base_urls, endpoints_file, api_key_env, n, sui
                 counts["accepted" if result.accepted else "rejected"] += 1
                 progress.update(task, advance=1, accepted=counts["accepted"], rejected=counts["rejected"])
 
+        validation_config = DEFAULT_CONFIG.replace(seed=validation_seed) if validation_seed is not None else None
         pipeline = GenerationPipeline(designer_backend, suite_path, config, log_path=log_path, corpus=grounding,
-                                      progress=on_result)
+                                      progress=on_result, validation_config=validation_config, executor=executor,
+                                      output=output, resume=resume)
         try:
             summary = pipeline.run()
         finally:
             designer_backend.close()
     register_suite(suite_path)
+    run = {"executor": executor.name}
+    if pipeline.journal is not None:
+        run.update(journal=str(pipeline.journal.path), reused=dict(pipeline.steps.reused))
     if as_json:
-        echo_json({**summary.to_dict(), "log": str(log_path), "suite": str(suite_path)})
+        echo_json({**summary.to_dict(), "log": str(log_path), "suite": str(suite_path), **run})
     else:
         _print_summary(console, summary, log_path, suite_path)
+        if pipeline.journal is not None:
+            reused = pipeline.steps.reused
+            console.print(f"Journal: {pipeline.journal.path} ({reused['targets']} target(s), {reused['designs']} "
+                          f"design(s) and {reused['reports']} report(s) taken from it)")
     backend_failures = [r for r in summary.results if r.failures and r.failures[-1] == "backend"]
     if summary.results and len(backend_failures) == len(summary.results):
         raise BackendError(f"the designer backend failed on every target; first error: "
@@ -190,15 +248,16 @@ def _endpoints(endpoints_file, base_urls, models, api_key_env, concurrency) -> l
             for e in endpoints]
 
 
-def _endpoint_pool(endpoints):
+def _endpoint_pool(endpoints, executor):
     """Several designer endpoints behind one backend: requests go where there is room, and a
-    failed one is retried on another endpoint (the pool retries, not each endpoint)."""
-    from spade_gym.generate.backends import make_backend
+    failed one is retried on another endpoint (the pool retries, not each endpoint). The pool,
+    its caps and its backoff live here on the driver; each request it sends is one unit."""
     from spade_gym.generate.endpoints import EndpointPool
+    from spade_gym.generate.units import ExecutorBackend
 
-    return EndpointPool(endpoints, lambda e: make_backend("openai", model=e.model, base_url=e.base_url,
-                                                          api_key_env=e.api_key_env, concurrency=e.concurrency,
-                                                          max_retries=0))
+    return EndpointPool(endpoints, lambda e: ExecutorBackend({"base_url": e.base_url, "model": e.model,
+                                                              "api_key_env": e.api_key_env, "max_retries": 0},
+                                                             executor))
 
 
 def _replayed_settings(ctx: click.Context, recorded: dict) -> dict:

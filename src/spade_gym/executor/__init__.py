@@ -16,7 +16,8 @@ never counted twice, and a new run over the same journal (``resume=True``) runs 
   (:mod:`spade_gym.executor.nodes`). :func:`executor_for` picks one from ``--ray`` / ``$SPADE_GYM_RAY``.
 
 Wiring a command through the seam (how ``validate``, ``revalidate`` and ``import`` do it;
-``generate`` is the command still to wire):
+``generate`` runs its design requests and validations as single units from its target
+threads, journaled per attempt: :mod:`spade_gym.generate.units`):
 
 1. Validation work: build :class:`~spade_gym.executor.validation.Program` s and call
    :func:`~spade_gym.executor.validation.validate_batch` (``executor=``, ``output=`` for a
@@ -28,7 +29,7 @@ Wiring a command through the seam (how ``validate``, ``revalidate`` and ``import
 2. Other work: write a task function ``def task(payload: dict) -> dict`` at module level in
    spade-gym (plain JSON in and out; build live objects, e.g. a backend or an agent, inside it),
    give each unit a key that names it across runs, and loop over ``run_journaled(...)``.
-   A design request would be one unit (prompt + designer settings in, the design text out).
+   A design request is one unit (prompt + designer settings in, the design text out).
 3. Keep writes to a suite on the driver: units return data, the driver registers it under the
    suite's lock, so a cluster never writes a half card.
 """

@@ -39,6 +39,9 @@ class Unit:
     key: str
     task: str
     payload: dict[str, Any]
+    #: CPUs the unit holds on a cluster (None: the executor's ``cpus_per_unit``). A design request
+    #: waits on a model server, and must not hold a CPU that a validation could use.
+    cpus: float | None = None
 
     def wire(self) -> str:
         """What is sent: the payload as JSON text."""

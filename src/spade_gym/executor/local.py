@@ -8,6 +8,7 @@ so a local result and a Ray result of the same unit are the same bytes.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from spade_gym.executor.base import DEFAULT_ATTEMPTS, Attempt, Dispatcher, ExecutorError, run_unit
@@ -29,13 +30,16 @@ class LocalExecutor(Dispatcher):
         if self.workers < 1:
             raise ExecutorError(f"workers must be at least 1, got {self.workers}")
         self._pool: ThreadPoolExecutor | None = None
+        # generate runs one unit per call from several threads of its own: one pool for all of them
+        self._pool_lock = threading.Lock()
 
     def _window(self) -> int:
         return self.workers
 
     def _submit(self, attempt: Attempt) -> Future:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="spade-unit")
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="spade-unit")
         attempt.node = "local"
         return self._pool.submit(run_unit, attempt.unit.task, attempt.unit.wire())
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from typing import Any
 
@@ -131,6 +132,7 @@ class RayExecutor(Dispatcher):
         self.allowed: dict[str, float] = {}
         self.refused: dict[str, str] = {}
         self._differs: set[str] = set()
+        self._state_lock = threading.RLock()
         try:
             self._admit_nodes()
         except BaseException:
@@ -173,7 +175,13 @@ class RayExecutor(Dispatcher):
         return max(1, int(self.window_factor * cpus / self.cpus_per_unit))
 
     def _submit(self, attempt: Attempt) -> Any:
-        options: dict[str, Any] = {"num_cpus": self.cpus_per_unit}
+        # generate runs one unit per call from several threads: the node loads are shared
+        with self._state_lock:
+            return self._submit_locked(attempt)
+
+    def _submit_locked(self, attempt: Attempt) -> Any:
+        cpus = attempt.unit.cpus
+        options: dict[str, Any] = {"num_cpus": self.cpus_per_unit if cpus is None else cpus}
         guard: dict[str, Any] = {"require_process_layer": not self.allow_unprotected}
         if self.pinned:
             from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -188,9 +196,10 @@ class RayExecutor(Dispatcher):
         return ref
 
     def _release(self, ref: Any) -> None:
-        node = self._pinned_at.pop(ref, None)
-        if node is not None:
-            self._load[node] = max(0, self._load.get(node, 0) - 1)
+        with self._state_lock:
+            node = self._pinned_at.pop(ref, None)
+            if node is not None:
+                self._load[node] = max(0, self._load.get(node, 0) - 1)
 
     def _wait(self, handles: list, timeout: float):
         ray = self._ray

@@ -28,6 +28,8 @@ from pathlib import Path
 
 from spade_gym.contract import GAME_KIND, TOOL_USE_BASE_CLASS, TOOL_USE_KIND
 from spade_gym.errors import SpadeError
+from spade_gym.executor.base import Executor, ExecutorError
+from spade_gym.executor.validation import MACHINE_CHECK
 from spade_gym.generate.backends import DesignerBackend, EndpointUnreachable, ReplayBackend
 from spade_gym.generate.designer_output import parse_designer_output
 from spade_gym.generate.prompts import (
@@ -43,8 +45,25 @@ from spade_gym.generate.prompts import (
 # Targets and settings are planned in their own module; re-exported here, where callers
 # of the pipeline look for them.
 from spade_gym.generate.targets import GenerateConfig, Target, plan_targets, replay_targets  # noqa: F401
+from spade_gym.generate.units import (
+    AttemptSteps,
+    GenerateJournal,
+    design_key,
+    journaled_targets,
+    run_header,
+    target_key,
+)
 from spade_gym.registry import Suite, SuiteEntry, designer_label
-from spade_gym.registry.admission import GENERATE, Admission, AdmissionSteps, Admitted, Form, Gate, Submission
+from spade_gym.registry.admission import (
+    GENERATE,
+    Admission,
+    AdmissionSteps,
+    Admitted,
+    Form,
+    Gate,
+    Rejected,
+    Submission,
+)
 from spade_gym.registry.card import describe
 
 
@@ -142,11 +161,21 @@ def admission_steps() -> AdmissionSteps:
 
 
 class GenerationPipeline:
-    """Runs the targets of one ``spade-gym generate`` call (see the module docstring)."""
+    """Runs the targets of one ``spade-gym generate`` call (see the module docstring).
+
+    ``executor`` (:mod:`spade_gym.executor`) runs each validation as a unit (a backend that is an
+    :class:`~spade_gym.generate.units.ExecutorBackend`, or a pool of them, sends its design requests
+    there too); without one, both run in this process as they always have. ``output`` journals the
+    run there (:class:`~spade_gym.generate.units.GenerateJournal`): every design, report and target
+    result is written before it is counted, and ``resume`` continues the run journaled there.
+    """
 
     def __init__(self, backend: DesignerBackend, suite: Suite | str | Path, config: GenerateConfig, *,
                  log_path: str | Path | None = None, corpus: GroundingCorpus | None = None,
-                 validation_config=None, progress: Callable[[TargetResult], None] | None = None):
+                 validation_config=None, progress: Callable[[TargetResult], None] | None = None,
+                 executor: Executor | None = None, output: str | Path | None = None, resume: bool = False):
+        if resume and output is None:
+            raise ExecutorError("--resume needs the output folder of the run to continue")
         self.backend = backend
         self.suite = suite if isinstance(suite, Suite) else Suite(suite)
         self.config = config
@@ -159,6 +188,11 @@ class GenerationPipeline:
                                    rejected_dir=self.rejected_dir)
         self._log_lock = threading.Lock()
         self._stop = threading.Event()
+        self.executor = executor
+        self.output = Path(output) if output is not None else None
+        self.resume = resume
+        self.journal: GenerateJournal | None = None
+        self.steps = AttemptSteps(self.admission, executor, None)
         origin_model, origin_backend = getattr(backend, "origin", (None, None))
         #: Who designed what this run registers: named on every card and in the log.
         self.designer_model = config.designer or origin_model or backend.model
@@ -169,11 +203,32 @@ class GenerationPipeline:
     def run(self) -> GenerateSummary:
         targets = plan_targets(self.config)
         self.suite.path.mkdir(parents=True, exist_ok=True)
+        if self.output is not None:
+            self.journal = GenerateJournal(self.output, run_header(self.config, self.suite.path,
+                                                                   self.admission.config.seed), resume=self.resume)
+        self.steps = AttemptSteps(self.admission, self.executor, self.journal)
+        try:
+            return self._run(targets)
+        finally:
+            if self.journal is not None:
+                self.journal.close()
+
+    def _run(self, targets: list[Target]) -> GenerateSummary:
         self._log({"event": "run", "time": _now(), "settings": self.config.request_settings(),
                    "targets": [asdict(t) for t in targets], "prompt_version": PROMPT_VERSIONS[self.config.kind],
-                   "designer": {"model": self.designer_model, "backend": self.designer_backend}})
+                   "designer": {"model": self.designer_model, "backend": self.designer_backend},
+                   **({"resumed": str(self.journal.path)} if self.resume and self.journal is not None else {})})
         start = time.monotonic()
         results: list[TargetResult] = []
+        finished = journaled_targets(self.journal, [t.index for t in targets]) if self.journal is not None else {}
+        for target in targets:  # what the journal holds counts at once, and is never redone
+            if target.index in finished:
+                result = _result_from_dict(finished[target.index])
+                results.append(result)
+                self.steps.reused["targets"] += 1
+                if self.progress is not None:
+                    self.progress(result)
+        targets = [t for t in targets if t.index not in finished]
         interrupted = False
         executor = ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="spade-generate")
         futures = [executor.submit(self._run_target, t) for t in targets]
@@ -196,7 +251,7 @@ class GenerationPipeline:
             self._stop.set()
             for future in futures:
                 future.cancel()
-            results = [f.result() for f in futures if f.done() and not f.cancelled() and f.exception() is None]
+            results += [f.result() for f in futures if f.done() and not f.cancelled() and f.exception() is None]
         finally:
             executor.shutdown(wait=not interrupted, cancel_futures=True)
         return GenerateSummary(sorted(results, key=lambda r: r.target.index), time.monotonic() - start, interrupted)
@@ -214,8 +269,10 @@ class GenerationPipeline:
         messages = build_design_messages(target.skill, multi_turn=target.multi_turn,
                                          difficulty=self.config.difficulty, grounding=grounding,
                                          memory=memory, rng=rng)
+        unfinished = False  # stopped, or a unit lost to the machine: a resume redoes the target
         for attempt in range(1, self.config.attempts + 1):
             if self._stop.is_set():
+                unfinished = True
                 break
             result.attempts = attempt
             record = {"event": "attempt", "time": _now(), "target": asdict(target), "attempt": attempt,
@@ -223,9 +280,11 @@ class GenerationPipeline:
                       "prompt_version": PROMPT_VERSIONS[kind], "kind": kind, "messages": messages}
             request_seed = self.config.seed * 100_000 + target.index * 100 + attempt
             record["request_seed"] = request_seed
+            journaled = self.steps.journaled(design_key(target.index, attempt)) is not None
             try:
-                completion = self.backend.complete(messages, n=1, temperature=self.config.temperature,
-                                                   max_tokens=self.config.max_tokens, seed=request_seed)[0]
+                completion = self.steps.complete(self.backend, target.index, attempt, messages,
+                                                 temperature=self.config.temperature,
+                                                 max_tokens=self.config.max_tokens, seed=request_seed)
             except EndpointUnreachable:
                 raise
             except SpadeError as exc:
@@ -243,8 +302,19 @@ class GenerationPipeline:
             result.completion_tokens += completion.completion_tokens
             record.update(completion=completion.text, usage={"prompt_tokens": completion.prompt_tokens,
                                                              "completion_tokens": completion.completion_tokens})
-            outcome = self.admission.admit(self._submission(completion.text, target, kind, attempt,
-                                                                  designer_model))
+            if journaled:
+                record["resumed"] = True  # this completion came from the journal, not from the designer
+            outcome = self.admission.admit_many([self._submission(completion.text, target, kind, attempt,
+                                                                  designer_model)],
+                                                validator=self.steps.validator(target.index, attempt))[0]
+            if isinstance(outcome, Rejected) and outcome.check == MACHINE_CHECK:
+                # the machine lost the validation, the program is not to blame: no repair asked for it,
+                # and the target stays unjournaled, so a resume redoes it
+                unfinished = True
+                result.failures.append(outcome.check)
+                result.last_summary = outcome.summary
+                self._log({**record, "accepted": False, "machine_failure": True})
+                break
             if outcome.report is not None:
                 record["report"] = outcome.report.to_dict()
             if isinstance(outcome, Admitted):
@@ -266,6 +336,8 @@ class GenerationPipeline:
                 self._log({**record, "accepted": False})
             messages = build_repair_messages(messages, completion.text, feedback, kind=kind)
         result.seconds = time.monotonic() - started
+        if self.journal is not None and not unfinished:
+            self.journal.put(target_key(target.index), {"target_result": asdict(result)})
         if self.progress is not None:
             self.progress(result)
         return result
@@ -315,6 +387,11 @@ _KIND_FEEDBACK = {
     GAME_KIND: (f"A game was requested, but the program subclasses {TOOL_USE_BASE_CLASS}. Write a game class "
                 f"with its own step() that reads \\boxed{{...}} answers."),
 }
+
+
+def _result_from_dict(data: dict) -> TargetResult:
+    data = dict(data)
+    return TargetResult(Target(**data.pop("target")), **data)
 
 
 def _now() -> str:
