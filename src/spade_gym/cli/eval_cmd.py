@@ -39,10 +39,19 @@ def _write(path: Path, text: str) -> None:
                    "'spade/rg-*' (Reasoning Gym tasks), 'spade/rg-leg_counting-v0', "
                    "'spade/rg-*-hard-v0' (a level of each), '@rg-hard' (the reference's hard split), "
                    "'spade/bfcl-*' (BFCL categories), 'spade/aime-*', 'spade/gpqa-*', 'spade/lcb-*' "
-                   "(AIME, GPQA, LiveCodeBench from local files or the hub; docs/benchmarks.md).")
+                   "(AIME, GPQA, LiveCodeBench from local files or the hub; docs/benchmarks.md), "
+                   "'spade/tau2-*' (tau2-bench domains; docs/tau2.md).")
 @click.option("--episodes", type=click.IntRange(min=1), default=10, show_default=True,
               help="Episodes (seeds) per environment and arm. BFCL categories play their "
                    "first N tasks in order; use a large N (e.g. 2000) for all of them.")
+@click.option("--trials", type=click.IntRange(min=1), default=1, show_default=True,
+              help="tau2-bench: play each task this many times and report pass^1..pass^k (the reference "
+                   "uses 4). Other environments ignore it.")
+@click.option("--user-base-url", help="tau2-bench: the user simulator's OpenAI-compatible API root "
+                                      "(airline and retail need one; telecom runs solo).")
+@click.option("--user-model", help="tau2-bench: the user simulator's model name, as its server knows it.")
+@click.option("--user-api-key-env", default="OPENAI_API_KEY", show_default=True,
+              help="tau2-bench: environment variable holding the user simulator's API key.")
 @click.option("--hint", "hint_arm", is_flag=True, help="Play with the privileged hint shown.")
 @click.option("--no-hint", "no_hint_arm", is_flag=True, help="Play without the hint (the default).")
 @click.option("--both", "both_arms", is_flag=True,
@@ -85,7 +94,8 @@ def _write(path: Path, text: str) -> None:
 @click.option("--allow-unprotected-nodes", is_flag=True,
               help="With --ray, also play on nodes whose sandbox lacks the process layer (see spade-gym doctor --ray).")
 @handle_errors
-def command(kind, patterns, episodes, hint_arm, no_hint_arm, both_arms, seed, concurrency, model, base_url,
+def command(kind, patterns, episodes, trials, user_base_url, user_model, user_api_key_env, hint_arm, no_hint_arm,
+            both_arms, seed, concurrency, model, base_url,
             api_key_env, temperature, max_tokens, max_turns, suites, json_path, markdown_path, publish_path,
             results_path, ray, allow_unprotected_nodes):
     """Evaluate an agent: success rate (95% Wilson interval) and mean turns per environment
@@ -120,8 +130,13 @@ def command(kind, patterns, episodes, hint_arm, no_hint_arm, both_arms, seed, co
                          seed=seed, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency)
     for suite in suites:
         register_suite(suite)
-    envs = select_envs(patterns)
-    evaluation = Evaluation(config, envs, episodes=episodes, seed=seed, arms=arms,
+    if bool(user_base_url) != bool(user_model):
+        raise click.UsageError("--user-base-url and --user-model go together")
+    # Offline, tau2's user-facing domains can only be replayed, and only the oracle wins a replay.
+    tau2 = {"user_base_url": user_base_url, "user_model": user_model, "user_api_key_env": user_api_key_env,
+            "replay": kind == "oracle" and not user_base_url}
+    envs = select_envs(patterns, env_options=tau2)
+    evaluation = Evaluation(config, envs, episodes=episodes, seed=seed, arms=arms, trials=trials,
                             results_path=results_path or default_results_path(config.fingerprint, json_path))
     from spade_gym.executor import ray_address
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from spade_gym import __version__
 from spade_gym.evaluation.runner import EvalRun, Evaluation
-from spade_gym.evaluation.stats import hint_gain, summarize_arm
+from spade_gym.evaluation.stats import hint_gain, pass_hat_ks, summarize_arm
 
 #: Report key of each arm's summary.
 ARM_KEYS = {False: "no_hint", True: "hint"}
@@ -34,6 +34,13 @@ def _group(records: Sequence[dict]) -> dict[str, Any]:
     return out
 
 
+def _pass_k(records: Sequence[dict], tasks: int) -> dict[str, Any]:
+    """pass^1..pass^n of a benchmark played over n trials per task (tau2), on the no-hint arm if played."""
+    arm = [r for r in records if not r["hint"]] or [r for r in records if r["hint"]]
+    values = pass_hat_ks(arm, tasks)
+    return {"tasks": len({int(r["seed"]) % tasks for r in arm}), "trials": len(values), "pass_hat": values}
+
+
 def build_report(evaluation: Evaluation, run: EvalRun, patterns: Iterable[str] = ()) -> dict[str, Any]:
     """The full report as plain JSON-ready data."""
     by_env: dict[str, list[dict]] = {}
@@ -44,6 +51,8 @@ def build_report(evaluation: Evaluation, run: EvalRun, patterns: Iterable[str] =
     for env in evaluation.envs:
         skills.setdefault(env.skill, []).append(env.env_id)
         env_rows.append({"env_id": env.env_id, "skill": env.skill, **_group(by_env.get(env.env_id, []))})
+        if env.pass_k and env.tasks:
+            env_rows[-1]["pass_k"] = _pass_k(by_env.get(env.env_id, []), env.tasks)
     skill_rows = [
         {"skill": skill, "envs": len(ids), **_group([r for env_id in ids for r in by_env.get(env_id, [])])}
         for skill, ids in sorted(skills.items())
@@ -141,6 +150,19 @@ def print_report(report: dict, console=None) -> None:
         names = [escape(row["env_id"])] + ([escape(row["skill"])] if show_skill else [])
         envs.add_row(*names, *(cell(row) for _, cell in columns))
     console.print(envs)
+    passes = [row for row in report["envs"] if row.get("pass_k", {}).get("pass_hat")]
+    if passes:
+        trials = max(row["pass_k"]["trials"] for row in passes)
+        table = Table(title="pass^k (each task played k or more times; tau2-bench's metric)")
+        table.add_column("environment", overflow="fold")
+        table.add_column("tasks", justify="right")
+        for k in range(1, trials + 1):
+            table.add_column(f"pass^{k}", justify="right")
+        for row in passes:
+            values = row["pass_k"]["pass_hat"]
+            table.add_row(escape(row["env_id"]), str(row["pass_k"]["tasks"]),
+                          *(f"{values[str(k)]:.0%}" if str(k) in values else "-" for k in range(1, trials + 1)))
+        console.print(table)
     skills = Table(title="per skill", caption=CAPTION)
     skills.add_column("skill", overflow="fold")
     skills.add_column("envs", justify="right")
@@ -174,6 +196,7 @@ def to_markdown(report: dict) -> str:
         _md_table(["environment", "skill"] + [h for h, _ in columns],
                   [[f"`{r['env_id']}`", r["skill"]] + [cell(r) for _, cell in columns] for r in report["envs"]]),
         "",
+        *_md_pass_k(report),
         "## Per skill",
         "",
         _md_table(["skill", "envs"] + [h for h, _ in columns],
@@ -183,6 +206,20 @@ def to_markdown(report: dict) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _md_pass_k(report: dict) -> list[str]:
+    """The pass^k section (tau2-bench's metric), only when the report has such envs."""
+    passes = [row for row in report["envs"] if row.get("pass_k", {}).get("pass_hat")]
+    if not passes:
+        return []
+    trials = max(row["pass_k"]["trials"] for row in passes)
+    rows = [[f"`{row['env_id']}`", str(row["pass_k"]["tasks"])]
+            + [f"{row['pass_k']['pass_hat'][str(k)]:.1%}" if str(k) in row["pass_k"]["pass_hat"] else "-"
+               for k in range(1, trials + 1)] for row in passes]
+    return ["## pass^k", "", "The chance that k trials of a task all succeed, averaged over tasks (tau2-bench's "
+            "pass^k, from the trials played of each task).", "",
+            _md_table(["environment", "tasks"] + [f"pass^{k}" for k in range(1, trials + 1)], rows), ""]
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> str:

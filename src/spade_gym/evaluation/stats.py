@@ -18,7 +18,7 @@ Everything is plain Python: no numpy/scipy dependency for a few dozen numbers.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 #: Two-sided 95% normal quantile.
@@ -152,3 +152,35 @@ def hint_gain(records: Iterable[Mapping]) -> HintGain | None:
         return None
     low, high = paired_difference_interval(both, helped, hurt, neither)
     return HintGain(pairs=pairs, gain=(helped - hurt) / pairs, ci_low=low, ci_high=high, helped=helped, hurt=hurt)
+
+
+def pass_hat_k(trials: Iterable[Sequence[bool]], k: int) -> float:
+    """tau2-bench's pass^k: the chance that ``k`` trials of a task, drawn from its ``n``, all succeed,
+    averaged over tasks (``C(c, k) / C(n, k)`` per task with ``c`` successes, as tau2 computes it).
+
+    Each item is one task's trial outcomes; a task with fewer than ``k`` trials raises ValueError
+    (its pass^k is undefined), and so does ``k < 1`` or no task.
+    """
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    values = []
+    for outcomes in trials:
+        n, c = len(outcomes), sum(bool(o) for o in outcomes)
+        if n < k:
+            raise ValueError(f"pass^{k} needs at least {k} trials of every task, got a task with {n}")
+        values.append(math.comb(c, k) / math.comb(n, k))
+    if not values:
+        raise ValueError("pass^k of no task")
+    return sum(values) / len(values)
+
+
+def pass_hat_ks(records: Iterable[Mapping], tasks: int) -> dict[str, float]:
+    """``{"1": pass^1, ..., "n": pass^n}`` of one env's episode records, where trial ``t`` of task
+    ``i`` is seed ``i + t * tasks``; ``n`` is the fewest trials any played task has."""
+    by_task: dict[int, list[bool]] = {}
+    for r in records:
+        by_task.setdefault(int(r["seed"]) % tasks, []).append(bool(r["success"]))
+    if not by_task:
+        return {}
+    fewest = min(len(v) for v in by_task.values())
+    return {str(k): pass_hat_k(by_task.values(), k) for k in range(1, fewest + 1)}
