@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from spade_gym.contract import INJECTED_NAMES
-from spade_gym.sandbox import mathverify
+from spade_gym.sandbox.language import mathverify
 from spade_gym.validation.policies import make_policy
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -66,12 +66,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import BENIGN, load_plain, plain_episode, print_table  # noqa: E402
 
-from spade_gym.sandbox import DEFAULT_LIMITS, ProgramHandle, framing, protocol, replies  # noqa: E402
+from spade_gym.sandbox import DEFAULT_LIMITS, ProgramHandle  # noqa: E402
 from spade_gym.sandbox.call_results import Ok  # noqa: E402
-from spade_gym.sandbox.compiler import compile_program  # noqa: E402
-from spade_gym.sandbox.instance import build_namespace  # noqa: E402
+from spade_gym.sandbox.language.compiler import compile_program  # noqa: E402
 from spade_gym.sandbox.limits import Limits  # noqa: E402
-from spade_gym.sandbox.runtime import ProgramRuntime  # noqa: E402
+from spade_gym.sandbox.wire import framing, protocol, replies  # noqa: E402
+from spade_gym.sandbox.worker.instance import build_namespace  # noqa: E402
+from spade_gym.sandbox.worker.runtime import ProgramRuntime  # noqa: E402
 
 
 def bare_round_trip(n: int, spin: bool) -> float:

@@ -38,7 +38,7 @@ def cpu_seconds() -> float:
     """CPU used so far by this process and the sandbox (fork server + reaped workers)."""
     import resource
 
-    from spade_gym.sandbox.host import Zygote
+    from spade_gym.sandbox.process.host import Zygote
 
     usage = resource.getrusage(resource.RUSAGE_SELF)
     total = usage.ru_utime + usage.ru_stime

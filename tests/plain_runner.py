@@ -24,7 +24,7 @@ import typing
 
 import numpy as np
 
-from spade_gym.sandbox import mathverify
+from spade_gym.sandbox.language import mathverify
 
 INJECTED = {
     "itertools": itertools, "math": math, "random": random, "re": re, "json": json,

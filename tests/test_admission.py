@@ -51,6 +51,7 @@ from spade_gym.registry.card import DESCRIPTION_CHARS, describe
 from spade_gym.selfplay.demo_designs import DEMO_DESIGNS
 from spade_gym.selfplay.warmstart import designer_completion
 from spade_gym.validation import ValidationConfig, validate_source
+from spade_gym.validation.report import ProgramFacts
 
 # Novelty compares with every registered suite: each test sees the registry a fresh process has.
 pytestmark = pytest.mark.usefixtures("fresh_process_registry")
@@ -313,16 +314,18 @@ def test_validation_is_a_unit_of_plain_data_that_can_run_elsewhere(tmp_path):
 
 def test_one_description_for_every_caller():
     reference = '"""SPARE self-play generated game."""\nclass HuntEnv:\n    pass\n'
-    assert describe({"docstring": "SPARE self-play generated game", "first_observation": "Guess it. Now."}) \
+    assert describe(ProgramFacts(docstring="SPARE self-play generated game", docstring_read=True,
+                                 first_observation="Guess it. Now.")) \
         == "Guess it."  # the reference's boilerplate is no description
     assert describe_program(reference, "Find the exit. Then leave.") == "Find the exit."
     assert describe_program('"""A maze."""\nclass AEnv:\n    """The maze game."""\n') == "The maze game."
-    assert describe({}, source="class QEnv: pass", class_name="QEnv") == "QEnv"
+    assert describe(ProgramFacts(), source="class QEnv: pass", class_name="QEnv") == "QEnv"
 
 
 @settings(max_examples=100, deadline=None)
 @given(docstring=st.text(max_size=800), observation=st.text(max_size=800), source=st.text(max_size=300))
 def test_a_description_is_one_bounded_line_whatever_the_program_says(docstring, observation, source):
-    for details in ({"docstring": docstring, "first_observation": observation}, {"first_observation": observation}):
-        text = describe(details, source=source, class_name="XEnv")
+    for facts in (ProgramFacts(docstring=docstring, docstring_read=True, first_observation=observation),
+                  ProgramFacts(first_observation=observation)):
+        text = describe(facts, source=source, class_name="XEnv")
         assert text and len(text) <= DESCRIPTION_CHARS and text == " ".join(text.split())

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import spade_gym
 from spade_gym.adapters.bfcl_checker import check_value
 from spade_gym.contract import MAX_ACTION_CHARS
-from spade_gym.sandbox.mathverify import MAX_DIGITS, MAX_ITEMS, parse, verify
+from spade_gym.sandbox.language.mathverify import MAX_DIGITS, MAX_ITEMS, parse, verify
 from spade_gym.toolcalls import (
     MAX_CALL_CHARS,
     MAX_INT_DIGITS,
@@ -197,7 +197,7 @@ _tags = st.lists(st.sampled_from(["<answer>", "</answer>", "<tool_call>", "</too
 def test_the_base_class_finds_the_blocks_the_reference_regex_finds(text):
     import re
 
-    from spade_gym.sandbox.tooluse import BASE_SOURCE
+    from spade_gym.sandbox.language.tooluse import BASE_SOURCE
 
     namespace: dict = {}
     exec(BASE_SOURCE, namespace)  # plain Python: the base class's helper, outside the sandbox

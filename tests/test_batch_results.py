@@ -9,9 +9,10 @@ import random
 import pytest
 
 from spade_gym.errors import ProgramError, SandboxError, WorkerCrashed
-from spade_gym.sandbox import ProgramHandle, protocol
+from spade_gym.sandbox import ProgramHandle
 from spade_gym.sandbox.call_results import Failed, Ok
-from spade_gym.sandbox.replies import ResetResult, StepResult
+from spade_gym.sandbox.wire import protocol
+from spade_gym.sandbox.wire.replies import ResetResult, StepResult
 from spade_gym.validation.episodes import BatchFailed, InFlight, Job, play
 from spade_gym.validation.policies import FixedActions
 

@@ -33,10 +33,10 @@ from hypothesis import strategies as st
 
 from spade_gym.errors import PolicyViolation
 from spade_gym.sandbox import ProgramHandle
-from spade_gym.sandbox.compiler import compile_program
+from spade_gym.sandbox.language.compiler import compile_program
+from spade_gym.sandbox.language.names import GUARDED_ATTRIBUTES, natively_readable
 from spade_gym.sandbox.limits import Limits
-from spade_gym.sandbox.names import GUARDED_ATTRIBUTES, natively_readable
-from spade_gym.sandbox.runtime import ProgramRuntime
+from spade_gym.sandbox.worker.runtime import ProgramRuntime
 
 # ----------------------------------------------------------------------------- real workers
 

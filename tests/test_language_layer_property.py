@@ -19,11 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spade_gym.errors import PolicyViolation
-from spade_gym.sandbox.compiler import compile_program
-from spade_gym.sandbox.instance import build_namespace
+from spade_gym.sandbox.language.compiler import compile_program
+from spade_gym.sandbox.language.rules import READABLE_DUNDER_ATTRS
 from spade_gym.sandbox.limits import Limits
-from spade_gym.sandbox.policy import READABLE_DUNDER_ATTRS
-from spade_gym.sandbox.runtime import ProgramRuntime
+from spade_gym.sandbox.worker.instance import build_namespace
+from spade_gym.sandbox.worker.runtime import ProgramRuntime
 
 NAMES = ["__globals__", "__class__", "__base__", "__subclasses__", "__dict__", "__code__", "__builtins__",
          "__init__", "_os", "_inst", "_randbelow", "__reduce_ex__", "__getattribute__", "format", "mro",
@@ -161,7 +161,7 @@ def test_no_chain_of_surface_callables_reaches_a_library_private(steps):
 def test_match_args_of_vetted_library_classes_are_public():
     """Positional class patterns read ``__match_args__`` names natively; every vetted class
     must list only public, non-denied names there (programs cannot define it)."""
-    from spade_gym.sandbox.policy import DENIED_ATTRIBUTES
+    from spade_gym.sandbox.language.rules import DENIED_ATTRIBUTES
 
     runtime = ProgramRuntime(Limits())
 

@@ -99,3 +99,44 @@ def test_no_module_outgrows_one_job():
                   for path in PACKAGE.rglob("*.py"))
     over = [f"{name} ({lines} lines)" for lines, name in long if lines > MAX_MODULE_LINES]
     assert not over, f"modules over {MAX_MODULE_LINES} lines (split each by job): {', '.join(over)}"
+
+
+#: The sandbox's own layers, bottom to top (docs/security.md): shared records and limits, then the
+#: language layer and the wire (neither knows the other), the worker runtime that uses both, the
+#: process layer that births workers, and the host's face (``ProgramHandle``) on top.
+SANDBOX_LAYERS = [
+    {"limits", "call_results", "language", "wire"},
+    {"worker"},
+    {"process"},
+    {"handle", ""},
+]
+SANDBOX_RANK = {name: rank for rank, names in enumerate(SANDBOX_LAYERS) for name in names}
+
+
+def _sandbox_part(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] != ["spade_gym", "sandbox"]:
+        return None
+    return parts[2] if len(parts) > 2 else ""
+
+
+def test_every_sandbox_module_belongs_to_a_sandbox_layer():
+    parts = {p.stem if p.suffix == ".py" else p.name for p in (PACKAGE / "sandbox").iterdir()
+             if p.name != "__init__.py" and (p.suffix == ".py" or (p / "__init__.py").exists())}
+    missing = sorted(parts - set(SANDBOX_RANK))
+    assert not missing, f"sandbox modules with no layer in tests/test_layers.py: {missing}"
+
+
+def test_sandbox_imports_point_down():
+    upward = []
+    for path in (PACKAGE / "sandbox").rglob("*.py"):
+        module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
+        own = _sandbox_part(module)
+        for line, target in _imports(path, module):
+            part = _sandbox_part(target)
+            # the package itself is no one layer (the zygote imports it whole, to preload every layer)
+            if part is None or own is None or part == own or part == "":
+                continue
+            if SANDBOX_RANK[part] > SANDBOX_RANK[own] or (SANDBOX_RANK[part] == SANDBOX_RANK[own] and own):
+                upward.append(f"{path.relative_to(ROOT)}:{line} imports {target} ({own} -> {part})")
+    assert not upward, "sandbox imports that point up (or across) a layer:\n" + "\n".join(sorted(upward))

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spade_gym.sandbox.mathverify import parse, verify
+from spade_gym.sandbox.language.mathverify import parse, verify
 
 
 @pytest.mark.parametrize("gold, answer", [

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spade_gym.errors import PolicyViolation
-from spade_gym.sandbox.compiler import MAX_SOURCE_CHARS, compile_program
+from spade_gym.sandbox.language.compiler import MAX_SOURCE_CHARS, compile_program
 
 ACCEPTED = {
     "underscore_attrs": "class A:\n    def f(self):\n        self._solution = 1\n        return self._solution",

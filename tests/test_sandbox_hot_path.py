@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spade_gym.errors import ProgramTimeout
-from spade_gym.sandbox import Limits, ProgramHandle, framing
+from spade_gym.sandbox import Limits, ProgramHandle
 from spade_gym.sandbox.call_results import Ok
+from spade_gym.sandbox.wire import framing
 
 ECHO = '''
 class EchoEnv:
@@ -141,7 +142,7 @@ def test_encoding_refuses_what_json_cannot_carry():
 def test_the_worker_timer_stops_itself_when_idle_and_with_the_request_loop():
     import signal
 
-    from spade_gym.sandbox import deadline
+    from spade_gym.sandbox.worker import deadline
 
     saved = {sig: signal.getsignal(sig) for sig in (signal.SIGALRM, signal.SIGXCPU, signal.SIGXFSZ)}
     deadline.install_signal_handlers()

@@ -52,7 +52,7 @@ def test_worker_cannot_read_secrets_next_to_the_host_script(tmp_path):
 
 
 def test_worker_read_paths_hold_only_the_runtime():
-    from spade_gym.sandbox.paths import package_dir, worker_read_paths
+    from spade_gym.sandbox.process.paths import package_dir, worker_read_paths
 
     paths = worker_read_paths()
     assert package_dir() in paths
@@ -245,7 +245,7 @@ def _run_bpf(prog: list[bytes], arch: int, nr: int, arg0: int = 0) -> int:
 
 @pytest.mark.parametrize("arch", ["x86_64", "aarch64"])
 def test_seccomp_program_allows_the_list_and_self_signals_only(arch):
-    from spade_gym.sandbox import confine
+    from spade_gym.sandbox.process import confine
 
     prog = confine.seccomp_program(arch, 4242)
     audit = confine._AUDIT_ARCH[arch]

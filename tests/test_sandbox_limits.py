@@ -19,7 +19,7 @@ from spade_gym.errors import (
     SandboxError,
 )
 from spade_gym.sandbox import Limits, ProgramHandle, diagnose
-from spade_gym.sandbox.confine import WORKER_UID_BASE
+from spade_gym.sandbox.process.confine import WORKER_UID_BASE
 
 FAST = Limits(call_timeout=1.0, load_timeout=2.0, kill_grace=0.5)
 
@@ -227,7 +227,7 @@ def test_process_layer_confinement():
 
 def test_secret_in_host_environment_is_not_inherited(monkeypatch):
     monkeypatch.setenv("SPADE_TEST_API_KEY", "sk-should-never-leak")
-    from spade_gym.sandbox.host import Zygote
+    from spade_gym.sandbox.process.host import Zygote
 
     Zygote.shutdown()  # a zygote started after the secret was set
     assert "SPADE_TEST_API_KEY" not in diagnose()["facts"]["environ"]

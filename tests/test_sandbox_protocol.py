@@ -20,8 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spade_gym.errors import ProgramTimeout, ProtocolError
-from spade_gym.sandbox import Limits, ProgramHandle, framing, protocol, replies
-from spade_gym.sandbox.host import Zygote
+from spade_gym.sandbox import Limits, ProgramHandle
+from spade_gym.sandbox.process.host import Zygote
+from spade_gym.sandbox.wire import framing, protocol, replies
 
 LOAD_OK = {"class_name": "FakeEnv", "dropped_kwargs": [], "has_hint": True, "has_solution": True,
            "max_turns": 5, "sha256": "0" * 64}

@@ -16,9 +16,10 @@ from conftest import GUESS_SOURCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spade_gym.sandbox import ProgramHandle, protocol
-from spade_gym.sandbox import replies as sandbox_replies
+from spade_gym.sandbox import ProgramHandle
 from spade_gym.sandbox.call_results import Ok
+from spade_gym.sandbox.wire import protocol
+from spade_gym.sandbox.wire import replies as sandbox_replies
 from spade_gym.validation import ValidationConfig, validate_source
 from spade_gym.validation.context import draw_seeds
 from spade_gym.validation.leaks import leaks, normalise, spell_out_numbers

@@ -1,7 +1,8 @@
 """spade-gym: sandboxed, validated, Gymnasium-registered text environments written by LLMs.
 
 ``import spade_gym`` registers the bundled suite and every directory listed in
-``$SPADE_GYM_SUITES`` as ``spade/<Name>-v<N>`` ids (reading cards only). It never
+``$SPADE_GYM_SUITES`` as ``spade/<Name>-v<N>`` ids (from the entries' directory names;
+cards are parsed when an environment is first made). It never
 imports torch, transformers or trl; the self-play loop and local model backends
 import them lazily.
 """

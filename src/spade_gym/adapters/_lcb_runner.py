@@ -4,7 +4,7 @@ Started by :mod:`spade_gym.adapters.livecodebench` as ``python -I _lcb_runner.py
 reads one JSON request per line on stdin and writes one JSON reply per line on stdout. This
 process never runs submitted code. For each test it forks a child that, before any submitted
 code exists in it, confines itself the way a sandbox worker does (the same functions of
-``spade_gym/sandbox/confine.py``, loaded from ``CONFINE_PY`` so that nothing of spade-gym runs
+``spade_gym/sandbox/process/confine.py``, loaded from ``CONFINE_PY`` so that nothing of spade-gym runs
 here): its own session, ``PR_SET_PDEATHSIG`` and ``PR_SET_NO_NEW_PRIVS``, no inherited
 descriptors but its stdio, an empty read-only working directory, an empty environment,
 Landlock (reads only below the given paths, no writes, no TCP, no signals out), a uid of its
@@ -71,7 +71,7 @@ SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM
                    "NUMEXPR_NUM_THREADS": "1"}
 _FDS = {"stdin": 0, "stdout": 1, "stderr": 2, "result": 3}
 
-_confine: Any = None  # spade_gym/sandbox/confine.py, loaded by main()
+_confine: Any = None  # spade_gym/sandbox/process/confine.py, loaded by main()
 
 
 def _load_confine(path: str):

@@ -2,7 +2,7 @@
 
 Scored as the SPADE reference scores it: the reply's ``\\boxed{}`` answer is compared with
 the gold answer by math-verify's ``verify(parse(gold), parse(answer))`` — here spade-gym's
-own bounded implementation (:mod:`spade_gym.sandbox.mathverify`), which never evaluates
+own bounded implementation (:mod:`spade_gym.sandbox.language.mathverify`), which never evaluates
 what it reads — falling back to comparing integers, then text. A reply without a
 ``\\boxed{}`` answer scores 0. The question gets the reference's instruction ("Please reason
 step by step, and put your final answer within \\boxed{}.") unless it already asks for a
@@ -23,7 +23,7 @@ from typing import Any
 from spade_gym.adapters.benchmarks import BenchmarkEnv, Family
 from spade_gym.adapters.datafiles import BenchmarkDataError, DataSpec, HubSource, first_field
 from spade_gym.agents.base import extract_boxed
-from spade_gym.sandbox import mathverify
+from spade_gym.sandbox.language import mathverify
 
 INSTRUCTION = "Please reason step by step, and put your final answer within \\boxed{}."
 QUESTION_FIELDS = ("problem", "question", "prompt", "Problem", "Question")

@@ -27,7 +27,7 @@ from typing import Any
 
 from spade_gym.adapters.benchmarks import BenchmarkEnv, Family
 from spade_gym.adapters.datafiles import BenchmarkDataError, DataSpec, HubSource, first_field
-from spade_gym.sandbox.mathverify import _last_boxed
+from spade_gym.sandbox.language.mathverify import _last_boxed
 
 LETTERS = "ABCD"
 INSTRUCTION = ("Please reason step by step, and put your final answer within \\boxed{}. "

@@ -15,7 +15,7 @@ Both kinds get LiveCodeBench's standard imports before the program (``from colle
 import *``...) and a time limit per test (6 s, LiveCodeBench's default; ``timeout=`` changes it).
 
 **The program is untrusted and runs in spade-gym's sandbox.** Each test runs in a process of
-its own, confined by the sandbox's process layer (:mod:`spade_gym.sandbox.confine`: Landlock,
+its own, confined by the sandbox's process layer (:mod:`spade_gym.sandbox.process.confine`: Landlock,
 seccomp allow-list, a uid of its own under root, rlimits, no environment, an empty read-only
 directory) before the program exists in it — see :mod:`spade_gym.adapters._lcb_runner`. The
 program runs as plain Python there (not under the language layer, which would refuse

@@ -106,7 +106,7 @@ def result_matches(result_json: str | None, expected: str) -> bool:
 def _read_paths() -> list[str]:
     """What a test process may read: the interpreter's standard library and the site-packages
     holding numpy and the other vetted modules (a program may import them), not spade-gym itself."""
-    from spade_gym.sandbox.paths import package_dir, worker_read_paths
+    from spade_gym.sandbox.process.paths import package_dir, worker_read_paths
 
     return [p for p in worker_read_paths() if p != package_dir()]
 
@@ -115,7 +115,7 @@ class _Runner:
     """One runner process for one submission; every reply awaited with a deadline."""
 
     def __init__(self, start: dict, budget: float):
-        from spade_gym.sandbox import confine
+        from spade_gym.sandbox.process import confine
 
         self._log = tempfile.TemporaryFile(prefix="spade-lcb-runner-")
         try:

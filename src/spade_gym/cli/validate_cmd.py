@@ -201,8 +201,8 @@ def _print_reports(paths: list[str], reports) -> None:
     console = Console()
     if len(reports) == 1:
         report = reports[0]
-        kind = report.details.get("kind") or "game"
-        table = Table(title=safe_markup(f"{paths[0]} ({report.details.get('class_name') or 'no environment class'}, "
+        kind = report.facts.kind or "game"
+        table = Table(title=safe_markup(f"{paths[0]} ({report.facts.class_name or 'no environment class'}, "
                                         f"{kind}, seed {report.run_seed})", newlines=False))
         for column in ("check", "result", "message", "time"):
             table.add_column(column, overflow="fold")
@@ -218,7 +218,7 @@ def _print_reports(paths: list[str], reports) -> None:
             table.add_column(column, overflow="fold")
         for path, report in zip(paths, reports):
             result = "[green]valid[/green]" if report.valid else "[red]invalid[/red]"
-            table.add_row(safe_markup(path), safe_markup(report.details.get("class_name") or "-"), result,
+            table.add_row(safe_markup(path), safe_markup(report.facts.class_name or "-"), result,
                           ", ".join(c.name for c in report.failures) or "-", f"{report.seconds:.2f}s")
         console.print(table)
     for path, report in zip(paths, reports):

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from spade_gym.contract import REWARD_RANGE, WIN_REWARD
-from spade_gym.sandbox.replies import REWARD_CLAMPED_KEY
+from spade_gym.sandbox.wire.replies import REWARD_CLAMPED_KEY
 
 #: ``info["error"]["kind"]`` of an episode a monitor ended.
 CONTRACT_ERROR_KIND = "contract"

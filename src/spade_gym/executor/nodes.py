@@ -57,7 +57,8 @@ PROTECTIONS: tuple[tuple[str, str, bool], ...] = (
 
 def collect(read: list[str] | tuple[str, ...] = ()) -> dict:
     """Start a program's worker and a diagnostic worker on this machine; report what each found."""
-    from spade_gym.sandbox import ProgramHandle, confine, diagnose
+    from spade_gym.sandbox import ProgramHandle, diagnose
+    from spade_gym.sandbox.process import confine
 
     start = time.perf_counter()
     with ProgramHandle(_PROBE) as handle:

@@ -70,7 +70,7 @@ def report_from_dict(data: dict[str, Any]) -> ValidationReport:
 
 def machine_failure_report(program: Program, outcome: Outcome) -> ValidationReport:
     """What a program gets when its unit failed on every attempt: not valid, and plainly not its fault."""
-    from spade_gym.sandbox.compiler import source_sha256
+    from spade_gym.sandbox.language.compiler import source_sha256
 
     message = (f"not validated: {outcome.error}. This is the machine's failure, not the program's: "
                f"run again (with --resume, only such programs are validated again)")

@@ -144,7 +144,9 @@ def suite_memory(entries: list[SuiteEntry], skill: str, *, k: int, rng: random.R
 def describe_program(source: str, first_observation: str | None = None) -> str:
     """A card description of a program not validated yet (the one description function,
     :func:`~spade_gym.registry.card.describe`, reading the docstrings from the source)."""
-    return describe({"first_observation": first_observation}, source=source)
+    from spade_gym.validation.report import ProgramFacts  # the validation package loads on use
+
+    return describe(ProgramFacts(first_observation=first_observation), source=source)
 
 
 def admission_steps() -> AdmissionSteps:

@@ -15,10 +15,9 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from spade_gym.contract import GAME_KIND, KINDS
 from spade_gym.errors import RegistryError
@@ -238,19 +237,19 @@ class Card:
         the producer knows (skill, provenance). ``sha256`` is set by :meth:`Suite.add`."""
         from spade_gym.contract import DEFAULT_MAX_TURNS
 
-        details = dict(getattr(report, "details", None) or {})
-        class_name = details.get("class_name") or getattr(report, "name", None) or "Env"
+        facts = report.facts
+        class_name = facts.class_name or getattr(report, "name", None) or "Env"
         return cls(
             name=sanitize_name(name) if name else env_name_from_class(class_name),
             version=0,
             skill=skill,
-            description=description if description is not None else describe(details, class_name=class_name),
-            hint=hint if hint is not None else details.get("hint"),
-            max_turns=int(details.get("max_turns") or DEFAULT_MAX_TURNS),
+            description=description if description is not None else describe(facts, class_name=class_name),
+            hint=hint if hint is not None else facts.hint,
+            max_turns=int(facts.max_turns or DEFAULT_MAX_TURNS),
             sha256="0" * 64,
-            multi_turn=bool(details.get("multi_turn")) if multi_turn is None else bool(multi_turn),
+            multi_turn=bool(facts.multi_turn) if multi_turn is None else bool(multi_turn),
             class_name=class_name[:MAX_CLASS_NAME_CHARS],
-            difficulty_levels=[str(level) for level in details.get("difficulty_levels") or []],
+            difficulty_levels=list(facts.difficulty_levels),
             provenance=dict(provenance),
             validation=report.card_summary(),
             kind=kind,
@@ -277,21 +276,35 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def describe(details: Mapping[str, Any], *, source: str | None = None, class_name: str | None = None) -> str:
+class Findings(Protocol):
+    """What :func:`describe` reads of a validation report's facts (``ValidationReport.facts``,
+    a ``spade_gym.validation.report.ProgramFacts``: the layer above, so named here by shape)."""
+
+    @property
+    def docstring(self) -> str | None: ...
+    @property
+    def docstring_read(self) -> bool: ...
+    @property
+    def first_observation(self) -> str | None: ...
+    @property
+    def class_name(self) -> str | None: ...
+
+
+def describe(facts: Findings, *, source: str | None = None, class_name: str | None = None) -> str:
     """The description of a card, however the program arrived (generate, import, self-play): its
     docstring (the environment class's, else the module's; the reference's boilerplate line is
     no description), else the first sentence of its first observation, else its class name.
 
-    ``details`` are the validator's findings (``docstring``, ``first_observation``, ``class_name``);
-    where they hold no ``docstring``, it is read from ``source`` (parsed, never run).
+    ``facts`` are the validator's findings (``docstring``, ``first_observation``, ``class_name``);
+    where the validator did not read the docstring, it is read from ``source`` (parsed, never run).
     """
-    docstring = details.get("docstring") if "docstring" in details else _docstring(source)
+    docstring = facts.docstring if facts.docstring_read else _docstring(source)
     text = " ".join(str(docstring or "").split())
     if text and text.lower().rstrip(".") not in BOILERPLATE_DOCSTRINGS:
         return _clip(text)
-    observation = " ".join(str(details.get("first_observation") or "").split())
+    observation = " ".join(str(facts.first_observation or "").split())
     sentence = re.split(r"(?<=[.!?])\s", observation, maxsplit=1)[0] if observation else ""
-    return _clip(sentence) or class_name or str(details.get("class_name") or "") or "Environment"
+    return _clip(sentence) or class_name or str(facts.class_name or "") or "Environment"
 
 
 def _docstring(source: str | None) -> str | None:

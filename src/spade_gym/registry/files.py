@@ -24,7 +24,7 @@ from spade_gym.errors import IntegrityError, RegistryError
 from spade_gym.registry.trust import untrusted_stat_reason
 
 #: Longest ``env.py`` read (bytes): the longest program the sandbox compiles
-#: (``spade_gym.sandbox.compiler.MAX_SOURCE_CHARS``, 200,000 characters) at the most
+#: (``spade_gym.sandbox.language.compiler.MAX_SOURCE_CHARS``, 200,000 characters) at the most
 #: UTF-8 can spend on a character (4 bytes). Not imported from the sandbox, so that
 #: registration at ``import spade_gym`` does not load it; a test holds the two together.
 MAX_PROGRAM_BYTES = 4 * 200_000

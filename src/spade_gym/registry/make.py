@@ -18,7 +18,7 @@ import gymnasium as gym
 from spade_gym.errors import ConfigError
 from spade_gym.registry.card import Card
 from spade_gym.registry.registration import OVERRIDE_ENV_VAR, OVERRIDE_KWARG, warn_suite
-from spade_gym.registry.suite import CARD_FILE, SuiteEntry
+from spade_gym.registry.suite import CARD_FILE, SuiteEntry, check_dirname
 
 #: Keyword arguments of ``gym.make(id, ...)`` that spade-gym itself takes (the rest go to
 #: the program, and only those the card declares are accepted).
@@ -29,7 +29,9 @@ VECTOR_OPTIONS = ("max_turns", "limits", "num_workers", "hint")
 def load_entry(env_dir: str | os.PathLike) -> SuiteEntry:
     """The entry at ``env_dir``, its card read and checked (trust is checked with the source)."""
     directory = Path(env_dir)
-    return SuiteEntry(Card.load(directory / CARD_FILE), directory)
+    card = Card.load(directory / CARD_FILE)
+    check_dirname(directory, card)  # registered from its directory name, unparsed
+    return SuiteEntry(card, directory)
 
 
 def program_options(card: Card, options: dict[str, Any], own: tuple[str, ...]) -> dict[str, Any]:

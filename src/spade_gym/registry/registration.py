@@ -1,8 +1,11 @@
 """Gymnasium registration of suites: ``spade/<Name>-v<N>`` for every card found.
 
-Registration reads cards only — no worker starts and no program is compiled until
-an environment is actually made — so ``import spade_gym`` stays cheap however large
-the bundled suite grows. It never raises for what it finds on disk: a suite or entry
+Registration reads no file's content: an entry's id comes from its directory name
+(``<Name>-v<N>``, as :meth:`Suite.add <spade_gym.registry.suite.Suite.add>` writes it) and
+only the cheap checks run (trust, regular files within their caps); the card is parsed,
+and checked to hold that id, when the environment is made, and no worker starts and no
+program is compiled before then. So ``import spade_gym`` stays cheap however large the
+bundled suite grows. It never raises for what it finds on disk: a suite or entry
 that cannot be read or trusted is skipped with a :class:`~spade_gym.errors.SuiteWarning`.
 
 **An id means one program.** The first registration of a ``spade/<Name>`` owns that name:
@@ -28,7 +31,7 @@ import gymnasium as gym
 from spade_gym.display import printable
 from spade_gym.errors import RegistryError, SuiteWarning
 from spade_gym.registry.card import NAMESPACE
-from spade_gym.registry.suite import Suite, SuiteEntry
+from spade_gym.registry.suite import Suite, SuiteEntry, check_dirname
 
 #: Environment variable listing extra suite directories (``os.pathsep``-separated)
 #: registered on ``import spade_gym``.
@@ -82,6 +85,23 @@ def register_env(env_id: str, entry_point: str, *, kwargs: dict | None = None,
     (default: ``$SPADE_GYM_ALLOW_OVERRIDE``), when it replaces the id (or adds the
     version) with a warning, and every make of it warns too.
     """
+    return _register(env_id, entry_point, kwargs=kwargs, vector_entry_point=vector_entry_point, origin=origin,
+                     allow_override=allow_override, names=_names_index())
+
+
+def _names_index() -> dict[str, list]:
+    """The registered ``spade/`` specs by name: a suite's registration looks names up in it
+    rather than scanning the whole registry once per entry (N entries would cost N² spec visits)."""
+    names: dict[str, list] = {}
+    for spec in gym.registry.values():
+        if spec.namespace == NAMESPACE:
+            names.setdefault(spec.name, []).append(spec)
+    return names
+
+
+def _register(env_id: str, entry_point: str, *, kwargs: dict | None, vector_entry_point: str | None, origin: str,
+              allow_override: bool | None, names: dict[str, list]) -> bool:
+    """:func:`register_env` against ``names`` (:func:`_names_index`), which it keeps up to date."""
     origin = _normal(origin or entry_point)
     namespace, name, _version = gym.envs.registration.parse_env_id(env_id)
     if namespace != NAMESPACE:
@@ -95,8 +115,7 @@ def register_env(env_id: str, entry_point: str, *, kwargs: dict | None = None,
             warn_suite(f"{env_id} from {_where(kwargs, origin)} is ignored: that id is already "
                        f"registered from {_where(existing.kwargs, _origin(existing))}", origin)
             return False
-    owners = [spec for spec in gym.registry.values()
-              if spec.namespace == namespace and spec.name == name and _origin(spec) != origin]
+    owners = [spec for spec in names.get(name, ()) if _origin(spec) != origin]
     if owners:
         owner = existing if existing is not None else max(owners, key=lambda spec: spec.version or 0)
         what = (f"that id is already registered from {_origin(owner)}" if existing is not None else
@@ -113,8 +132,10 @@ def register_env(env_id: str, entry_point: str, *, kwargs: dict | None = None,
         kwargs[OVERRIDE_KWARG] = _origin(owner)
         if existing is not None:
             del gym.registry[env_id]  # replaced on purpose (gymnasium would log its own warning)
+            names[name] = [spec for spec in names.get(name, ()) if spec.id != env_id]
     gym.register(id=env_id, entry_point=entry_point, vector_entry_point=vector_entry_point, kwargs=kwargs,
                  disable_env_checker=False)
+    names.setdefault(name, []).append(gym.registry[env_id])
     return True
 
 
@@ -127,14 +148,15 @@ def register_suite(path: str | os.PathLike, *, allow_override: bool | None = Non
     lets this suite override them instead.
     """
     suite = Suite(Path(path).expanduser().resolve())
-    entries = suite.entries()
+    entries = suite.refs()  # ids without parsing cards: each card is read when its env is made
     for problem in suite.skipped:
         warn_suite(f"skipped: {problem}", suite.path)
     registered = []
+    names = _names_index()
     for entry in entries:
-        if register_env(entry.id, ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT,
-                        kwargs={"env_dir": str(entry.directory)}, origin=str(suite.path),
-                        allow_override=allow_override):
+        if _register(entry.id, ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT,
+                     kwargs={"env_dir": str(entry.directory)}, origin=str(suite.path),
+                     allow_override=allow_override, names=names):
             registered.append(entry.id)
     return registered
 
@@ -182,7 +204,9 @@ def registered_suite_entries() -> tuple[list[SuiteEntry], list[str]]:
         directory = Path(env_dir)
         suite = suites.setdefault(str(directory.parent), Suite(directory.parent))
         try:
-            entries.append(suite.entry(directory.name))
+            entry = suite.entry(directory.name)
+            check_dirname(directory, entry.card)
+            entries.append(entry)
         except RegistryError as exc:
             problems.append(str(exc))
     return entries, problems

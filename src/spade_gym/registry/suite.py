@@ -18,11 +18,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from filelock import FileLock
 
 from spade_gym.errors import IntegrityError, RegistryError
-from spade_gym.registry.card import Card, sanitize_name
+from spade_gym.registry.card import MAX_CARD_BYTES, MAX_VERSION, Card, make_id, sanitize_name
 from spade_gym.registry.files import MAX_PROGRAM_BYTES, inspect_suite_file, read_suite_file
 from spade_gym.registry.trust import untrusted_reason
 
@@ -33,6 +34,7 @@ _STALE_TMP_SECONDS = 3600
 #: What an entry directory's name looks like (``<Name>-v<N>``, :attr:`Card.dirname`). No
 #: card name or id has this form, so :meth:`Suite.get` of one reads that directory only.
 _DIRNAME = re.compile(r"[\w\-][\w.\-]*-v\d+")
+_Item = TypeVar("_Item")
 
 
 def sha256_text(source: str) -> str:
@@ -60,6 +62,37 @@ class SuiteEntry:
         if reason is not None:
             raise IntegrityError(f"refusing to run {self.id}: {reason}")
         return read_verified_source(self.env_path, self.card.sha256)
+
+
+@dataclass(frozen=True)
+class EntryRef:
+    """An environment of a suite as registration sees it: its id and directory, the card
+    not parsed (see :meth:`Suite.refs`)."""
+
+    id: str
+    directory: Path
+
+
+def dirname_id(dirname: str) -> str | None:
+    """The id a directory named ``<Name>-v<N>`` holds when its card agrees (``Suite.add`` names
+    every directory so: :attr:`Card.dirname`), or None for any other name, whose id only its
+    card can tell."""
+    name, _, version = dirname.rpartition("-v")
+    if (not _DIRNAME.fullmatch(dirname) or not version.isdigit() or int(version) > MAX_VERSION
+            or sanitize_name(name) != name or str(int(version)) != version):
+        return None
+    return make_id(name, int(version))
+
+
+def check_dirname(directory: Path, card: Card) -> None:
+    """Raise unless the card in ``directory`` holds the id its directory name gives: ids are
+    registered from directory names (:meth:`Suite.refs`), so a card edited or moved to
+    another directory must not run under an id it does not have."""
+    expected = dirname_id(directory.name)
+    if expected is not None and expected != card.id:
+        raise RegistryError(f"{directory / CARD_FILE}: the card is {card.id}, but its directory "
+                            f"{directory.name} is registered as {expected}; rename the directory "
+                            f"to {card.dirname}")
 
 
 def read_verified_source(env_path: str | os.PathLike, expected_sha256: str) -> str:
@@ -98,16 +131,26 @@ class Suite:
         :attr:`skipped`: whatever is on disk, this never raises (a hostile card must not
         break every reader)."""
         self.skipped = []
-        return self._read(self.skipped.append)
+        return self._read(self.skipped.append, self._read_entry)
+
+    def refs(self) -> list[EntryRef | SuiteEntry]:
+        """What :meth:`entries` would list, as ids and directories, without parsing the cards
+        whose directory name gives their id (every directory :meth:`add` writes): the cheap
+        checks (trust, each file a regular file within its cap) run now, the card itself is
+        read when the environment is made (:func:`check_dirname`). Registering a suite costs a
+        few ``stat`` calls per entry, however large its cards. Skips go to :attr:`skipped`."""
+        self.skipped = []
+        return self._read(self.skipped.append, self._read_ref)
 
     def entries_or_raise(self) -> list[SuiteEntry]:
         """Every environment, sorted by directory name; raises :class:`RegistryError` on the
         first one that cannot be read or trusted (for readers that must see the whole suite)."""
         self.skipped = []
-        return self._read(None)
+        return self._read(None, self._read_entry)
 
-    def _read(self, skip: Callable[[str], object] | None) -> list[SuiteEntry]:
-        """The entries; each failure goes to ``skip``, or is raised where there is none."""
+    def _read(self, skip: Callable[[str], object] | None, read: Callable[[Path], _Item]) -> list[_Item]:
+        """``read`` of every entry directory; each failure goes to ``skip``, or is raised where
+        there is none."""
 
         def failed(exc: Exception, where: Path) -> None:
             error = _as_registry_error(exc, where)
@@ -128,7 +171,7 @@ class Suite:
                 # hostile entry to report, not a directory without a card to pass over
                 if directory.name.startswith(".") or not os.path.lexists(directory / CARD_FILE):
                     continue
-                entry = self._read_entry(directory)
+                entry = read(directory)
             except Exception as exc:  # noqa: BLE001 - a hostile card must not break every reader
                 failed(exc, directory)
                 continue
@@ -154,6 +197,20 @@ class Suite:
         card = Card.load(directory / CARD_FILE)
         inspect_suite_file(directory / ENV_FILE, what="program", limit=MAX_PROGRAM_BYTES)
         return SuiteEntry(card, directory)
+
+    @classmethod
+    def _read_ref(cls, directory: Path) -> EntryRef | SuiteEntry:
+        """The checks of :meth:`_read_entry` but the card's content, where the directory name
+        gives the id; else the entry itself (only its card can tell its id)."""
+        env_id = dirname_id(directory.name)
+        if env_id is None:
+            return cls._read_entry(directory)
+        reason = untrusted_reason(directory)
+        if reason is not None:
+            raise IntegrityError(f"refusing {directory.name}: {reason}")
+        inspect_suite_file(directory / CARD_FILE, what="card", limit=MAX_CARD_BYTES)
+        inspect_suite_file(directory / ENV_FILE, what="program", limit=MAX_PROGRAM_BYTES)
+        return EntryRef(env_id, directory)
 
     def entry(self, dirname: str) -> SuiteEntry:
         """The environment in the directory ``dirname`` of this suite, with the checks of

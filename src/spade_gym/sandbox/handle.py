@@ -18,12 +18,12 @@ import threading
 import time
 
 from spade_gym.errors import SandboxError, WorkerCrashed
-from spade_gym.sandbox import host
-from spade_gym.sandbox import protocol as p
-from spade_gym.sandbox import replies as r
 from spade_gym.sandbox.call_results import CallResult, Failed, Ok
-from spade_gym.sandbox.host import Worker
 from spade_gym.sandbox.limits import DEFAULT_LIMITS, Limits
+from spade_gym.sandbox.process import host
+from spade_gym.sandbox.process.host import Worker
+from spade_gym.sandbox.wire import protocol as p
+from spade_gym.sandbox.wire import replies as r
 
 
 def _identity(value):
@@ -202,7 +202,7 @@ class ProgramHandle:
 
 
 def _decode_tools(value) -> list[dict]:
-    from spade_gym.sandbox.tooluse import check_tool_list
+    from spade_gym.sandbox.language.tooluse import check_tool_list
 
     try:
         return check_tool_list(value)

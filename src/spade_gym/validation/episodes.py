@@ -24,8 +24,8 @@ from typing import Any, NamedTuple
 
 from spade_gym.errors import ProtocolError, SandboxError
 from spade_gym.sandbox import ProgramHandle
-from spade_gym.sandbox import protocol as p
 from spade_gym.sandbox.call_results import CallResult, Failed, Ok
+from spade_gym.sandbox.wire import protocol as p
 from spade_gym.validation.policies import Policy
 
 #: Error kinds that mean the program hung, crashed or exhausted a limit (validation stops).

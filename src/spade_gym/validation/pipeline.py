@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from spade_gym.registry.suite import Suite
-from spade_gym.sandbox.compiler import source_sha256
+from spade_gym.sandbox.language.compiler import source_sha256
 from spade_gym.validation.checks import CheckSpec, registered
 from spade_gym.validation.config import DEFAULT_CONFIG, ValidationConfig
 from spade_gym.validation.context import Abort, Context

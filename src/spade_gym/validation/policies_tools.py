@@ -40,7 +40,7 @@ from collections import Counter
 from typing import Any
 
 from spade_gym import toolcalls
-from spade_gym.sandbox.tooluse import check_tool_list
+from spade_gym.sandbox.language.tooluse import check_tool_list
 from spade_gym.validation.observations import as_number
 from spade_gym.validation.policy_base import Policy, Prior
 from spade_gym.validation.tool_call_plan import CallPlan, plan_for

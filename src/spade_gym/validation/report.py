@@ -32,14 +32,81 @@ class Check:
         return data
 
 
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True)
+class ProgramFacts:
+    """What a report knows about its program, typed: the findings the checks record in
+    :attr:`ValidationReport.details` that its readers (cards, admission, the CLI) act on.
+
+    A view, built from ``details`` on demand, so a report's JSON stays what it was, and a
+    report rebuilt from JSON (an executor's worker sent it) reads the same; a value of the
+    wrong type reads as unknown (None, or empty), never as a crash in the reader. The rate
+    tables stay in ``details``: they are measurements, not facts a reader branches on.
+    """
+
+    #: ``"game"`` or ``"tool-use"`` (None: the program did not get that far).
+    kind: str | None = None
+    #: The environment class (its name); None when none was found.
+    class_name: str | None = None
+    #: The environment class's docstring, else the module's; ``docstring_read`` says whether the
+    #: program check got that far (a None docstring is then known to be absent).
+    docstring: str | None = None
+    docstring_read: bool = False
+    #: The program's turn budget, as validated.
+    max_turns: int | None = None
+    #: How many probe seeds the checks played.
+    seeds: int | None = None
+    #: Whether the privileged policy took more than one turn on most seeds.
+    multi_turn: bool | None = None
+    #: Median turns the privileged policy took to win.
+    oracle_turns: float | None = None
+    #: The first seed's first observation and hint.
+    first_observation: str | None = None
+    hint: str | None = None
+    #: Difficulty levels that load, are solvable and differ (empty: none, or not checked).
+    difficulty_levels: tuple[str, ...] = ()
+    #: Per level, what the level-order check measured.
+    level_profile: tuple[dict[str, Any], ...] = ()
+    #: The code fingerprint (its first 16 hex digits) novelty compared.
+    fingerprint: str | None = None
+    #: The seed the probe seeds were drawn from.
+    run_seed: int | None = None
+
+    @classmethod
+    def from_details(cls, details: dict[str, Any]) -> ProgramFacts:
+        turns = details.get("oracle_turns")
+        multi_turn = details.get("multi_turn")
+        levels = details.get("difficulty_levels")
+        profile = details.get("level_profile")
+        return cls(
+            kind=_text(details.get("kind")), class_name=_text(details.get("class_name")),
+            docstring=_text(details.get("docstring")), docstring_read="docstring" in details,
+            max_turns=_int(details.get("max_turns")),
+            seeds=_int(details.get("seeds")), multi_turn=multi_turn if isinstance(multi_turn, bool) else None,
+            oracle_turns=float(turns) if isinstance(turns, (int, float)) and not isinstance(turns, bool) else None,
+            first_observation=_text(details.get("first_observation")), hint=_text(details.get("hint")),
+            difficulty_levels=tuple(str(level) for level in levels) if isinstance(levels, list) else (),
+            level_profile=tuple(row for row in profile if isinstance(row, dict)) if isinstance(profile, list) else (),
+            fingerprint=_text(details.get("fingerprint")), run_seed=_int(details.get("run_seed")),
+        )
+
+
 @dataclass
 class ValidationReport:
     """Everything the validator found out about one program.
 
     ``valid`` is True only when every enabled check ran and passed: a skipped check
     (after a fatal failure) counts as not passed, so a report is never valid by omission.
-    ``details`` carries what a card records (class name, max_turns, multi_turn,
-    oracle turns, baseline win rates, difficulty levels, hint).
+    ``details`` carries what the checks recorded (class name, max_turns, multi_turn,
+    oracle turns, win-rate tables, difficulty levels, hint), as the JSON report shows it;
+    :attr:`facts` is the typed view of it that readers use.
     """
 
     name: str
@@ -67,9 +134,14 @@ class ValidationReport:
         return failures[0] if failures else None
 
     @property
+    def facts(self) -> ProgramFacts:
+        """What this report knows about its program (:class:`ProgramFacts`), typed."""
+        return ProgramFacts.from_details(self.details)
+
+    @property
     def run_seed(self) -> int | None:
         """The seed the probe seeds were drawn from (pass it as ``ValidationConfig(seed=...)`` to replay)."""
-        return self.details.get("run_seed")
+        return self.facts.run_seed
 
     @property
     def skipped(self) -> list[Check]:

@@ -79,7 +79,7 @@ class Revalidation:
 
     @property
     def level_profile(self) -> list[dict]:
-        return list((self.report.details.get("level_profile") if self.report else None) or [])
+        return list(self.report.facts.level_profile) if self.report else []
 
     def to_dict(self) -> dict:
         return {"id": self.env_id, "directory": str(self.directory), "valid": self.valid,

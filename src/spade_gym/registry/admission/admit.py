@@ -155,8 +155,8 @@ class Admission:
             failure = report.first_failure
             return Rejected(Gate.VALIDATION, failure.name if failure else "validation",
                             failure.message if failure else report.summary(), sub, code, report)
-        details = report.details
-        hint = prepared.hint or details.get("hint")
+        facts = report.facts
+        hint = prepared.hint or facts.hint
         if self.rules.require_hint and not (hint and str(hint).strip()):
             return Rejected(Gate.HINT, "hint", NO_HINT, sub, code, report)
         if self.rules.novelty_everywhere:
@@ -167,8 +167,8 @@ class Admission:
         if self.rules.registration is Registration.REFRESH:
             return Candidate(code, None, prepared, report)
         card = Card.from_report(report, skill=sub.skill, hint=hint or None, kind=program_kind(code),
-                                provenance=dict(sub.provenance), description=describe(details, source=code),
-                                multi_turn=bool(details.get("multi_turn", sub.multi_turn)))
+                                provenance=dict(sub.provenance), description=describe(facts, source=code),
+                                multi_turn=bool(sub.multi_turn if facts.multi_turn is None else facts.multi_turn))
         return Candidate(code, card, prepared, report)
 
     def register(self, candidate: Candidate) -> Admitted | Rejected:

@@ -12,16 +12,26 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
-from spade_gym.registry.card import Card
+from spade_gym.registry.card import Card, Findings
 from spade_gym.registry.suite import SuiteEntry
+
+
+class Facts(Findings, Protocol):
+    """What admission reads of a report's facts (:class:`~spade_gym.validation.report.ProgramFacts`)."""
+
+    @property
+    def hint(self) -> str | None: ...
+    @property
+    def multi_turn(self) -> bool | None: ...
 
 
 class Report(Protocol):
     """What admission reads of a validation report (:class:`~spade_gym.validation.ValidationReport`)."""
 
     name: str
-    details: dict[str, Any]
 
+    @property
+    def facts(self) -> Facts: ...
     @property
     def valid(self) -> bool: ...
     @property

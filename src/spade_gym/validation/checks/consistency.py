@@ -8,7 +8,7 @@ from typing import Any
 
 from spade_gym.errors import SandboxError
 from spade_gym.sandbox.call_results import Failed
-from spade_gym.sandbox.protocol import Reset
+from spade_gym.sandbox.wire.protocol import Reset
 from spade_gym.validation.checks import check
 from spade_gym.validation.context import (
     ORACLE,

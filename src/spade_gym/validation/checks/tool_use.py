@@ -40,7 +40,7 @@ from spade_gym import toolcalls
 from spade_gym.contract import TOOL_METHOD_PREFIX, TOOL_USE_KIND
 from spade_gym.errors import SandboxError
 from spade_gym.sandbox import ProgramHandle
-from spade_gym.sandbox.tooluse import valid_tool_name
+from spade_gym.sandbox.language.tooluse import valid_tool_name
 from spade_gym.validation import policies_tools
 from spade_gym.validation.checks import check, shortcut
 from spade_gym.validation.checks.contract import episode_error

@@ -9,7 +9,7 @@ owns ``step()`` (the ``<answer>`` / ``<tool_call>`` text protocol), turn countin
 
 Why the base class is program text and not a host class: whatever the program can reach
 must stay inside the language layer. The base class is therefore compiled under the same
-RestrictedPython policy as the program and built with the program's own guards, so its
+language rules as the program and built with the program's own guards, so its
 methods run with exactly the program's privileges (none) and the program's classes keep
 the inline attribute fast path (their whole MRO is "program-owned"). Each program
 instance gets a fresh copy of the class, so class-level state never leaks between the
@@ -35,7 +35,7 @@ from typing import Any
 from spade_gym import syntax
 from spade_gym.contract import TOOL_USE_BASE_CLASS, TOOL_USE_BASE_MODULE
 from spade_gym.errors import PolicyViolation
-from spade_gym.sandbox.policy import GUARD_NAMES, SpadePolicy
+from spade_gym.sandbox.language.rules import GUARD_NAMES, SpadeRules
 from spade_gym.toolcalls import load_json
 
 #: The file name the base class's frames carry: tracebacks shown to a designer keep
@@ -46,7 +46,7 @@ BASE_FILENAME = "<spade-tool-use-base>"
 MAX_TOOLS = 128
 MAX_TOOL_NAME_CHARS = 64
 
-# The reference's behaviour, written for the sandbox policy (no dunder names except
+# The reference's behaviour, written for the sandbox's language rules (no dunder names except
 # ``__init__``; attribute reads go through the guards like any program code).
 BASE_SOURCE = '''
 def first_block(text, open_tag, close_tag):
@@ -189,13 +189,13 @@ _base_code = None
 
 
 def base_code():
-    """The base class compiled under the sandbox policy (once per process; code is immutable)."""
+    """The base class compiled under the language rules (once per process; code is immutable)."""
     global _base_code
     if _base_code is None:
         tree = syntax.parse(BASE_SOURCE, BASE_FILENAME)
         errors: list[str] = []
-        SpadePolicy(errors, [], {}).visit(tree)
-        if errors:  # a policy change that rejects the base class must fail loudly, not run it
+        SpadeRules(errors, [], {}).visit(tree)
+        if errors:  # a change of the rules that rejects the base class must fail loudly, not run it
             raise PolicyViolation("the tool-use base class does not pass the sandbox policy:\n" + "\n".join(errors))
         _base_code = syntax.compile_tree(tree, BASE_FILENAME)
     return _base_code
@@ -207,7 +207,7 @@ def install(namespace: dict, surfaces: dict) -> type:
     Also makes ``from tool_use_base_env import ToolUseBaseEnv`` work (the reference
     loader registers that module too) by adding a surface to this instance's ``surfaces``.
     """
-    from spade_gym.sandbox.surfaces import SafeModule
+    from spade_gym.sandbox.language.surfaces import SafeModule
 
     base_globals = {name: namespace[name] for name in ("__builtins__", "__name__", *GUARD_NAMES)}
     # json.loads is the bounded decoder (its refusals are JSONDecodeErrors, answered as bad JSON)

@@ -1,4 +1,4 @@
-"""Compile a program under spade-gym's policy (:mod:`spade_gym.sandbox.policy`): size and
+"""Compile a program under spade-gym's language rules (:mod:`spade_gym.sandbox.language.rules`): size and
 syntax limits, every violation reported with its line, then the code object a worker runs.
 
 Compiling is pure AST work (no program code runs), but it still happens inside the
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from spade_gym import syntax
 from spade_gym.errors import PolicyViolation
-from spade_gym.sandbox.policy import SpadePolicy
+from spade_gym.sandbox.language.rules import SpadeRules
 
 #: The filename compiled programs carry; tracebacks use it to keep program frames only.
 PROGRAM_FILENAME = "<spade-program>"
@@ -21,7 +21,7 @@ MAX_SOURCE_CHARS = 200_000
 
 @dataclass
 class CompiledProgram:
-    """A program that passed the policy, ready to ``exec`` inside a worker."""
+    """A program that passed the language rules, ready to ``exec`` inside a worker."""
 
     code: object  # types.CodeType
     source: str
@@ -35,7 +35,7 @@ def source_sha256(source: str) -> str:
 
 
 def compile_program(source: str) -> CompiledProgram:
-    """Compile ``source`` under the spade-gym policy.
+    """Compile ``source`` under the spade-gym language rules.
 
     Raises :class:`PolicyViolation` listing every violation (``Line N: ...``) with
     ``lineno`` set to the first one. Syntax errors are policy violations too: either
@@ -57,14 +57,14 @@ def compile_program(source: str) -> CompiledProgram:
         raise PolicyViolation(f"program could not be parsed: {type(exc).__name__}: {exc}") from None
     errors: list[str] = []
     warnings: list[str] = []
-    policy = SpadePolicy(errors, warnings, {})
+    rules = SpadeRules(errors, warnings, {})
     try:
-        policy.visit(tree)
+        rules.visit(tree)
     except RecursionError:
         raise PolicyViolation("program is nested too deeply to analyse") from None
-    for node, name in policy.forbidden_calls:
-        if name not in policy.bound_names:
-            policy.error(node, f"{name}() is not available in SPADE programs (no eval/exec/file/console access).")
+    for node, name in rules.forbidden_calls:
+        if name not in rules.bound_names:
+            rules.error(node, f"{name}() is not available in SPADE programs (no eval/exec/file/console access).")
     if errors:
         first = _first_line(errors)
         raise PolicyViolation("\n".join(sorted(set(errors), key=_line_key)), lineno=first)

@@ -1,13 +1,12 @@
-"""Host side of the sandbox: the per-process zygote client and :class:`ProgramHandle`.
+"""Host side of the process layer: the per-process zygote client and :class:`Worker`.
 
-A :class:`ProgramHandle` is the one way the rest of spade-gym runs a program. It owns a
-worker process, sends it plain-data requests, enforces every deadline from the
-outside (killing the worker's process group when one passes) and turns the
-worker's error reports into the exception classes of :mod:`spade_gym.errors`.
-A handle survives its worker: after a timeout, crash or memory exhaustion the next
-``reset`` starts a fresh worker with the same program.
+:class:`Zygote` starts the fork server (:mod:`spade_gym.sandbox.process.zygote`) once per
+host process, with a clean environment and only the directories a worker may read; a
+:class:`Worker` is one worker process forked from it, driven over a framed socket (a
+deadline per call, enforced from the outside by killing the worker's process group).
+:class:`~spade_gym.sandbox.handle.ProgramHandle`, above this module, is what the rest of
+spade-gym uses: it restarts a worker that died and decodes its replies.
 """
-
 from __future__ import annotations
 
 import atexit
@@ -28,11 +27,11 @@ from spade_gym.errors import (
     SandboxUnavailable,
     WorkerCrashed,
 )
-from spade_gym.sandbox import framing
-from spade_gym.sandbox import protocol as p
-from spade_gym.sandbox import replies as r
 from spade_gym.sandbox.limits import DEFAULT_LIMITS, Limits
-from spade_gym.sandbox.paths import package_root, worker_import_path, worker_read_paths
+from spade_gym.sandbox.process.paths import package_root, worker_import_path, worker_read_paths
+from spade_gym.sandbox.wire import framing
+from spade_gym.sandbox.wire import protocol as p
+from spade_gym.sandbox.wire import replies as r
 
 #: Environment of the zygote: nothing from the host (no secrets), a fixed hash seed
 #: (so set iteration order, and therefore tasks, are the same in every process and
@@ -50,7 +49,7 @@ _ZYGOTE_ENV = {
 
 _BOOT = (
     "import sys, json; boot = json.loads(sys.argv[2]); sys.path[:] = boot['path']; "
-    "from spade_gym.sandbox.zygote import main; main(int(sys.argv[1]), boot['readable'])"
+    "from spade_gym.sandbox.process.zygote import main; main(int(sys.argv[1]), boot['readable'])"
 )
 
 _START_TIMEOUT = 60.0

@@ -20,10 +20,10 @@ import numpy
 
 from spade_gym.contract import REWARD_RANGE
 from spade_gym.errors import PolicyViolation
-from spade_gym.sandbox.compiler import PROGRAM_FILENAME
-from spade_gym.sandbox.deadline import CPUExhausted, Deadline
+from spade_gym.sandbox.language.compiler import PROGRAM_FILENAME
 from spade_gym.sandbox.limits import Limits
-from spade_gym.sandbox.protocol import TRUNCATION_MARKER, ErrorKind, ErrorRecord
+from spade_gym.sandbox.wire.protocol import TRUNCATION_MARKER, ErrorKind, ErrorRecord
+from spade_gym.sandbox.worker.deadline import CPUExhausted, Deadline
 
 
 class CallFailed(Exception):

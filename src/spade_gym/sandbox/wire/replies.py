@@ -2,7 +2,7 @@
 
 A worker whose program escaped the language layer can send any JSON it likes. Every
 reply is decoded here, once: types, ranges, finiteness and sizes; anything malformed
-raises :class:`~spade_gym.sandbox.protocol.ReplyRejected`, which the handle turns into a
+raises :class:`~spade_gym.sandbox.wire.protocol.ReplyRejected`, which the handle turns into a
 :class:`~spade_gym.errors.ProtocolError` (a program failure) and kills the worker. The
 checks are a handful of ``type()`` tests per reply, cheap next to the round-trip.
 """
@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
 from spade_gym.contract import REWARD_RANGE
-from spade_gym.sandbox.protocol import (
+from spade_gym.sandbox.wire.protocol import (
     MAX_ERROR_TEXT,
     MAX_REPORTED_TURNS,
     ErrorRecord,

@@ -48,9 +48,9 @@ import numpy.fft
 import numpy.linalg
 import numpy.random
 
-from spade_gym.sandbox import mathverify
-from spade_gym.sandbox.standins import guard_class
-from spade_gym.sandbox.vetted import (
+from spade_gym.sandbox.language import mathverify
+from spade_gym.sandbox.language.standins import guard_class
+from spade_gym.sandbox.language.vetted import (
     SimpleNamespace,
     guarded_dataclasses,
     guarded_functools,

@@ -13,12 +13,14 @@ import linecache
 import numpy
 
 from spade_gym.errors import PolicyViolation
-from spade_gym.sandbox import deadline, tooluse
-from spade_gym.sandbox.compiler import PROGRAM_FILENAME, CompiledProgram, compile_program
-from spade_gym.sandbox.guards import Guards
-from spade_gym.sandbox.instance import Instance
+from spade_gym.sandbox.language import tooluse
+from spade_gym.sandbox.language.compiler import PROGRAM_FILENAME, CompiledProgram, compile_program
+from spade_gym.sandbox.language.guards import Guards
+from spade_gym.sandbox.language.surfaces import Surfaces
 from spade_gym.sandbox.limits import Limits
-from spade_gym.sandbox.results import (
+from spade_gym.sandbox.worker import deadline
+from spade_gym.sandbox.worker.instance import Instance
+from spade_gym.sandbox.worker.results import (
     CallFailed,
     JSONChecker,
     check_flag,
@@ -29,7 +31,6 @@ from spade_gym.sandbox.results import (
     protocol_failure,
     type_and_len,
 )
-from spade_gym.sandbox.surfaces import Surfaces
 
 _clock = deadline.clock
 _monotonic = deadline.monotonic

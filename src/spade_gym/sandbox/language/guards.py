@@ -4,7 +4,7 @@ The policy (``policy.py``) rewrites every attribute read into ``_getattr_(obj, "
 (or ``_getattr_slow_`` for names it cannot judge from the text alone) and every
 attribute write into ``_write_(obj).name = value``. This module supplies those
 functions, the builtins a program sees and the import hook that hands out
-:class:`~spade_gym.sandbox.surfaces.SafeModule` surfaces.
+:class:`~spade_gym.sandbox.language.surfaces.SafeModule` surfaces.
 
 ``_getattr_`` runs on every attribute access of every step, so it is deliberately
 tiny: one native ``getattr`` and one set-membership test on the *type* of the result
@@ -30,16 +30,16 @@ import typing
 
 import numpy
 
-from spade_gym.sandbox.policy import DENIED_ATTRIBUTES, READABLE_DUNDER_ATTRS
-from spade_gym.sandbox.standins import (
+from spade_gym.sandbox.language.rules import DENIED_ATTRIBUTES, READABLE_DUNDER_ATTRS
+from spade_gym.sandbox.language.standins import (
     SHADOWED_PROTOCOL_ATTRS,
     Absent,
     SandboxAttributeError,
     guard_class,
     public_getattr,
 )
-from spade_gym.sandbox.surfaces import SafeModule
-from spade_gym.sandbox.vetted import SimpleNamespace
+from spade_gym.sandbox.language.surfaces import SafeModule
+from spade_gym.sandbox.language.vetted import SimpleNamespace
 
 #: ``__name__`` of every program module (library code looks the module up by it).
 #: It does *not* decide what the program owns: ``__module__`` can be spoofed, so the

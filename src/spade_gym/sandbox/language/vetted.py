@@ -19,8 +19,8 @@ import operator
 import types
 import typing
 
-from spade_gym.sandbox.compiler import PROGRAM_FILENAME
-from spade_gym.sandbox.standins import guard_class
+from spade_gym.sandbox.language.compiler import PROGRAM_FILENAME
+from spade_gym.sandbox.language.standins import guard_class
 
 #: Types whose instances a program may never hold (see ``guards.BLOCKED_VALUE_TYPES``).
 _NEVER_EXPOSE_TYPES = (types.ModuleType, types.CodeType, types.FrameType, types.TracebackType)

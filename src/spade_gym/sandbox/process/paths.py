@@ -19,7 +19,7 @@ from pathlib import Path
 #: Third-party modules a worker imports (before confinement) and may read lazily after.
 VETTED_DISTRIBUTIONS = ("numpy", "RestrictedPython", "gymnasium")
 
-_SANDBOX_DIR = Path(__file__).resolve().parent
+_SANDBOX_DIR = Path(__file__).resolve().parent.parent  # .../spade_gym/sandbox (this is sandbox/process/)
 
 
 def package_dir() -> str:

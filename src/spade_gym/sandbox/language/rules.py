@@ -1,9 +1,9 @@
-"""Language layer: compile a program under spade-gym's RestrictedPython policy.
+"""Language layer: the rules a program is compiled under (a RestrictedPython transformer).
 
 RestrictedPython's stock policy is written for short scripts: it rejects every name
 starting with ``_`` and every augmented assignment to an attribute or item, which
 rules out ordinary generated environments (``self._solution``, ``self.turn += 1``,
-``counts[k] += 1``). This policy keeps its machinery (one visitor per AST node type,
+``counts[k] += 1``). These rules keep its machinery (one visitor per AST node type,
 unknown nodes rejected) and changes what is checked:
 
 * attribute *reads* go through ``_getattr_`` (the runtime guard in ``guards.py``),
@@ -17,7 +17,7 @@ unknown nodes rejected) and changes what is checked:
   time, with the line, so the designer can repair them;
 * ``eval``/``exec``/``open``... are reported when called under their builtin name.
 
-:mod:`spade_gym.sandbox.compiler` runs this policy over a program and compiles what passes.
+:mod:`spade_gym.sandbox.language.compiler` runs these rules over a program and compiles what passes.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import ast
 from RestrictedPython.transformer import RestrictingNodeTransformer, copy_locations
 
 from spade_gym.contract import ALLOWED_MODULES
-from spade_gym.sandbox.names import (  # noqa: F401 - part of this module's interface
+from spade_gym.sandbox.language.names import (  # noqa: F401 - part of this module's interface
     DENIED_ATTRIBUTES,
     FORBIDDEN_CALLS,
     GUARD_NAMES,
@@ -56,8 +56,8 @@ def _module_allowed(name: str) -> bool:
     return name in IMPORTABLE
 
 
-class SpadePolicy(RestrictingNodeTransformer):
-    """The spade-gym compile-time policy (see the module docstring)."""
+class SpadeRules(RestrictingNodeTransformer):
+    """spade-gym's compile-time rules (see the module docstring)."""
 
     def __init__(self, errors=None, warnings=None, used_names=None):
         super().__init__(errors, warnings, used_names)
@@ -325,7 +325,7 @@ class SpadePolicy(RestrictingNodeTransformer):
         """``case C(x, k=y)`` reads attributes natively, bypassing ``_getattr_``: the class
         expression (``random.Random``), the keyword names and — for positional patterns —
         the names in ``C.__match_args__``. The first two must be names an attribute read would
-        pass without a guard's judgement (:func:`~spade_gym.sandbox.names.natively_readable`:
+        pass without a guard's judgement (:func:`~spade_gym.sandbox.language.names.natively_readable`:
         not private, denied or object-judged like ``format``); the class expression stays a
         native dotted name, which is all the grammar allows. ``__match_args__`` cannot be
         defined by a program (a dunder) and lists only natively readable names on every

@@ -46,10 +46,12 @@ def _preload() -> None:
     import numpy.linalg  # noqa: F401
     import numpy.random  # noqa: F401
 
-    from spade_gym.sandbox import confine, diagnose, serve  # noqa: F401  (pulls in the whole runtime)
-    from spade_gym.sandbox.instance import build_namespace
+    # what _become_worker imports after confinement (seccomp leaves no open() for code then)
     from spade_gym.sandbox.limits import Limits
-    from spade_gym.sandbox.runtime import ProgramRuntime
+    from spade_gym.sandbox.process import diagnose  # noqa: F401
+    from spade_gym.sandbox.worker import serve  # noqa: F401
+    from spade_gym.sandbox.worker.instance import build_namespace
+    from spade_gym.sandbox.worker.runtime import ProgramRuntime
 
     # Build (and throw away) one namespace: warms every lazy import and cache once,
     # in the zygote, instead of once per worker.
@@ -95,7 +97,7 @@ def _become_worker(sock: socket.socket, limits_dict: dict, empty_dir: str, keep_
     """Runs in the freshly forked child. Never returns."""
     code = 0
     try:
-        from spade_gym.sandbox import confine
+        from spade_gym.sandbox.process import confine
 
         os.setsid()
         report: dict = {
@@ -111,7 +113,7 @@ def _become_worker(sock: socket.socket, limits_dict: dict, empty_dir: str, keep_
         os.environ.clear()
 
         from spade_gym.sandbox.limits import Limits
-        from spade_gym.sandbox.protocol import Hello
+        from spade_gym.sandbox.wire.protocol import Hello
 
         limits = Limits.from_dict(limits_dict)
         # Landlock first: its read rules need the import paths opened with our
@@ -131,11 +133,11 @@ def _become_worker(sock: socket.socket, limits_dict: dict, empty_dir: str, keep_
         report["seccomp"] = confine.apply_seccomp()
         hello = Hello(os.getpid(), os.getuid(), report)
         if role == "diagnose":
-            from spade_gym.sandbox.diagnose import answer
+            from spade_gym.sandbox.process.diagnose import answer
 
             answer(sock, hello)
         else:
-            from spade_gym.sandbox.serve import serve
+            from spade_gym.sandbox.worker.serve import serve
 
             serve(sock, limits, hello)
     except BaseException as exc:  # noqa: BLE001 - the child must never return into the zygote loop
@@ -150,7 +152,7 @@ def _report_startup_failure(sock: socket.socket, exc: BaseException) -> None:
     try:
         import traceback
 
-        from spade_gym.sandbox import framing
+        from spade_gym.sandbox.wire import framing
 
         text = "".join(traceback.format_exception(exc))[-3000:]
         framing.send(sock, {"hello": False, "error": text})

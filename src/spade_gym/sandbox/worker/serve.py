@@ -1,6 +1,6 @@
 """Worker side: the request loop. Decode a request record, dispatch on its type, reply.
 
-The first frame a worker sends is its :class:`~spade_gym.sandbox.protocol.Hello`
+The first frame a worker sends is its :class:`~spade_gym.sandbox.wire.protocol.Hello`
 (who it runs as, which confinement took effect); then it answers one request per
 frame until the host hangs up.
 """
@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import socket
 
-from spade_gym.sandbox import deadline, framing
-from spade_gym.sandbox import protocol as p
 from spade_gym.sandbox.limits import Limits
-from spade_gym.sandbox.protocol import ErrorKind, ErrorRecord
-from spade_gym.sandbox.results import CallFailed, describe_failure, internal_failure
-from spade_gym.sandbox.runtime import ProgramRuntime
+from spade_gym.sandbox.wire import framing
+from spade_gym.sandbox.wire import protocol as p
+from spade_gym.sandbox.wire.protocol import ErrorKind, ErrorRecord
+from spade_gym.sandbox.worker import deadline
+from spade_gym.sandbox.worker.results import CallFailed, describe_failure, internal_failure
+from spade_gym.sandbox.worker.runtime import ProgramRuntime
 
 #: Requests are small (a program source at most); anything bigger is refused unread.
 MAX_REQUEST_BYTES = 8 << 20

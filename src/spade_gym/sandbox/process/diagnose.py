@@ -1,7 +1,7 @@
 """A diagnostic worker: confined exactly like a program's worker, runs no program.
 
 ``spade-gym doctor`` and the tests ask the zygote for a worker in the ``diagnose``
-role; it sends its :class:`~spade_gym.sandbox.protocol.Hello`, tries what an escaped
+role; it sends its :class:`~spade_gym.sandbox.wire.protocol.Hello`, tries what an escaped
 program would try (fork, write, open sockets, read the given paths, signal its
 parent) and reports, then exits. Programs' workers never have this code path: it is
 chosen when the worker is born, not by a request a program's worker would answer.
@@ -13,7 +13,7 @@ import os
 import resource
 import socket
 
-from spade_gym.sandbox import framing
+from spade_gym.sandbox.wire import framing
 
 
 def answer(sock: socket.socket, hello) -> None:

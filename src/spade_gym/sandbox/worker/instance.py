@@ -22,10 +22,10 @@ import sys
 import types
 
 from spade_gym.contract import BASE_CLASS_NAMES, ENV_CLASS_SUFFIX, INJECTED_NAMES
-from spade_gym.sandbox import tooluse
-from spade_gym.sandbox.guards import PROGRAM_MODULE, Guards
-from spade_gym.sandbox.protocol import sane_max_turns
-from spade_gym.sandbox.results import protocol_failure
+from spade_gym.sandbox.language import tooluse
+from spade_gym.sandbox.language.guards import PROGRAM_MODULE, Guards
+from spade_gym.sandbox.wire.protocol import sane_max_turns
+from spade_gym.sandbox.worker.results import protocol_failure
 
 #: Modules that C code of an allowed library imports lazily *on behalf of* a program:
 #: ``ndarray.max()`` imports ``numpy._core._methods``, ``str(ndarray)`` imports
