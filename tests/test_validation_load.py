@@ -138,6 +138,40 @@ def test_gymnasium_check_env_is_rerun_when_a_call_missed_its_deadline(monkeypatc
     assert retried >= 1
 
 
+BANK = (Path(__file__).resolve().parent / "programs" / "tooluse" / "bank_ledger.py").read_text()
+
+
+def _first_tools_call_misses_its_deadline(monkeypatch) -> None:
+    original = ProgramHandle.tools
+    count = [0]
+
+    def tools(self, index=0, *args, **kwargs):
+        count[0] += 1
+        if count[0] == 1:
+            self._worker.kill()
+            raise ProgramTimeout("get_tools() did not return within 2 s; the worker was killed")
+        return original(self, index, *args, **kwargs)
+
+    monkeypatch.setattr(ProgramHandle, "tools", tools)
+
+
+def test_a_tool_listing_that_missed_its_deadline_on_a_busy_machine_is_asked_again(monkeypatch, busy):
+    """tool_schemas calls reset() and get_tools() itself, outside the probe play: a deadline the
+    machine made it miss there is retried at the longer deadlines too, not counted."""
+    _first_tools_call_misses_its_deadline(monkeypatch)
+    report = validate_source(BANK, config=SMALL)
+    assert report.valid, report.summary()
+    assert report.details["deadline_retries"] >= 1
+    assert any("get_tools()" in w and "longer deadlines" in w for w in report.warnings), report.warnings
+
+
+def test_a_tool_listing_that_misses_its_deadline_on_an_idle_machine_is_the_programs(monkeypatch, idle):
+    _first_tools_call_misses_its_deadline(monkeypatch)
+    report = validate_source(BANK, config=SMALL)
+    assert [c.name for c in report.failures] == ["tool_schemas"], report.summary()
+    assert "did not return within 2 s" in report.check("tool_schemas").message
+
+
 # ----------------------------------------------------------------------------- a real CPU hog
 
 #: Bundled programs, SchemaMigrationSteps among them (it failed check_env and the determinism

@@ -45,6 +45,7 @@ from spade_gym.validation import policies_tools
 from spade_gym.validation.checks import check, shortcut
 from spade_gym.validation.checks.contract import episode_error
 from spade_gym.validation.context import Abort, Context, Outcome
+from spade_gym.validation.deadlines import DeadlineHit
 from spade_gym.validation.episodes import FATAL_KINDS, Job
 from spade_gym.validation.leaks import leaks, normalise
 from spade_gym.validation.messages import Problem, describe_error, excerpt, format_problems
@@ -104,6 +105,25 @@ def main_handle(ctx: Context) -> ProgramHandle:
     return ctx.handle
 
 
+def tools_after_reset(ctx: Context, handle: ProgramHandle, seed: int) -> list[dict]:
+    """``reset(seed)`` then ``get_tools()``. A deadline hit there is not the program's yet: on a
+    busy machine both are called again in a worker with longer deadlines before a check counts it
+    (a hit then is an :class:`Abort`); other sandbox errors are raised for the check to judge."""
+    what = f"reset(seed={seed}) and get_tools()"
+
+    def attempt() -> list[dict]:
+        try:
+            handle.reset(seed=seed)
+            return handle.tools()
+        except SandboxError as exc:
+            if exc.kind == "timeout":
+                raise DeadlineHit(Abort(f"{what}: {describe_error(exc)}",
+                                        {"kind": exc.kind, "lineno": exc.lineno, "seed": seed})) from None
+            raise
+
+    return ctx.with_deadline_retry(handle, what, attempt)
+
+
 @check("tool_schemas", order=25, kinds=(TOOL_USE_KIND,))
 def check_tool_schemas(ctx: Context) -> Outcome:
     """Tools are valid OpenAI function schemas and each ``tool_<name>`` accepts exactly the declared names."""
@@ -114,8 +134,7 @@ def check_tool_schemas(ctx: Context) -> Outcome:
     counts = []
     for seed in ctx.seeds:
         try:
-            handle.reset(seed=seed)
-            tools = handle.tools()
+            tools = tools_after_reset(ctx, handle, seed)
         except SandboxError as exc:
             if exc.kind in FATAL_KINDS:
                 raise Abort(f"reset(seed={seed}) and get_tools(): {describe_error(exc)}",
@@ -168,8 +187,7 @@ def check_tool_calls(ctx: Context) -> Outcome:
     seed = ctx.seeds[0]
     handle = main_handle(ctx)
     try:
-        handle.reset(seed=seed)
-        tools = handle.tools()
+        tools = tools_after_reset(ctx, handle, seed)
     except SandboxError as exc:
         if exc.kind in FATAL_KINDS:
             raise Abort(f"reset(seed={seed}) and get_tools(): {describe_error(exc)}",
