@@ -1,4 +1,4 @@
-"""Seven bundled games with mechanics no other bundled game has must need the reasoning they name.
+"""Bundled games with mechanics no other bundled game has must need the reasoning they name.
 
 Two kinds of host-side agents play them through ``gym.make`` (so the programs run in the sandbox, like any
 agent's episode), each seeing only the observations:
@@ -6,14 +6,13 @@ agent's episode), each seeing only the observations:
 * a *reader-solver* that parses the screen and solves the puzzle with an independent implementation (exact
   geometry, GF(2) elimination, brute force): it must win every episode, which shows the public evidence
   determines the one accepted answer (single-answer games);
-* the obvious no-reasoning *heuristics* (press what is lit, one number at a time, bounding boxes, proposal
-  algorithms, greedy bidding or picking...): each must win under HEURISTIC_LIMIT of the
+* the obvious no-reasoning *heuristics* (press what is lit, one number at a time, bounding boxes,
+  greedy bidding or picking...): each must win under HEURISTIC_LIMIT of the
   episodes at every level, the threshold the validator's shortcut zoo uses.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections import Counter
 from fractions import Fraction
@@ -240,69 +239,6 @@ def sight_stepping(transcript):
     return boxed(" ".join(seen) or "a")
 
 
-# ---------------------------------------------------------------------------------------- GuildApprenticeMatch
-def guild_parse(obs):
-    a_pref, w_pref = {}, {}
-    section = None
-    for line in obs.splitlines():
-        if line.startswith("Apprentices' rankings"):
-            section = a_pref
-        elif line.startswith("Workshops' rankings"):
-            section = w_pref
-        elif section is not None and re.fullmatch(r"  \w+: .*", line):
-            name, prefs = line.strip().split(": ")
-            section[name] = prefs.split(" > ")
-        elif section is w_pref and w_pref:
-            section = None
-    return a_pref, w_pref
-
-
-def guild_rank_tables(a_pref, w_pref):
-    return ({a: {w: i + 1 for i, w in enumerate(p)} for a, p in a_pref.items()},
-            {w: {a: i + 1 for i, a in enumerate(p)} for w, p in w_pref.items()})
-
-
-def guild_solver(transcript):
-    """Brute force: every placement, keep the stable ones, answer the smallest total rank."""
-    a_pref, w_pref = guild_parse(transcript[0])
-    ar, wr = guild_rank_tables(a_pref, w_pref)
-    apprentices, workshops = list(a_pref), list(w_pref)
-    best = None
-    for perm in itertools.permutations(workshops):
-        match = dict(zip(apprentices, perm))
-        owner = {w: a for a, w in match.items()}
-        if any(ar[a][w] < ar[a][match[a]] and wr[w][a] < wr[w][owner[w]] for a in apprentices for w in workshops):
-            continue
-        cost = sum(ar[a][w] + wr[w][a] for a, w in match.items())
-        if best is None or cost < best[0]:
-            best = (cost, match)
-    return boxed(", ".join(f"{a}-{w}" for a, w in best[1].items()))
-
-
-def guild_proposals(transcript):
-    """Deferred acceptance with the apprentices proposing, then (second answer) the workshops proposing."""
-    a_pref, w_pref = guild_parse(transcript[0])
-    proposers, receivers = (a_pref, w_pref) if len(transcript) == 1 else (w_pref, a_pref)
-    rank = {r: {p: i for i, p in enumerate(prefs)} for r, prefs in receivers.items()}
-    nxt = {p: 0 for p in proposers}
-    held: dict[str, str] = {}
-    free = list(proposers)
-    while free:
-        p = free.pop(0)
-        r = proposers[p][nxt[p]]
-        nxt[p] += 1
-        if r not in held:
-            held[r] = p
-        elif rank[r][p] < rank[r][held[r]]:
-            free.append(held[r])
-            held[r] = p
-        else:
-            free.append(p)
-    # held maps each receiver to the proposer it kept
-    pairs = held.items() if proposers is w_pref else ((a, w) for w, a in held.items())
-    return boxed(", ".join(f"{a}-{w}" for a, w in pairs))
-
-
 # ---------------------------------------------------------------------------------------- AlchemyEquationBalance
 def alchemy_matrix(obs):
     equation = next(line.strip() for line in obs.splitlines() if "->" in line)
@@ -414,7 +350,6 @@ SOLVERS = {
     "LanternToggleGrid": lantern_solver,
     "MinefieldSafeCells": mine_solver,
     "WatchtowerSightlines": sight_solver,
-    "GuildApprenticeMatch": guild_solver,
 }
 HEURISTICS = {
     "AlchemyEquationBalance": {"all ones": alchemy_all_ones,
@@ -422,7 +357,6 @@ HEURISTICS = {
     "LanternToggleGrid": {"press every lit lantern": lantern_press_lit, "chase the lights": lantern_chase},
     "MinefieldSafeCells": {"one number at a time": mine_one_number},
     "WatchtowerSightlines": {"no wall in the bounding box": sight_bounding_box, "step along the line": sight_stepping},
-    "GuildApprenticeMatch": {"proposal algorithms": guild_proposals},
     "SealedBidLots": {"bid points + 1": lots_greedy, "all in on the biggest lot": lots_all_in_biggest},
     "RelicDraft": {"most points": relic_most_points, "stick to one kind": relic_kind_focus},
 }
