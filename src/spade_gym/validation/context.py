@@ -35,7 +35,7 @@ from spade_gym.sandbox import ProgramHandle
 from spade_gym.validation import deadlines, sampling
 from spade_gym.validation.config import ValidationConfig
 from spade_gym.validation.deadlines import Abort, DeadlineHit, Deadlines
-from spade_gym.validation.episodes import Episode, Job
+from spade_gym.validation.episodes import Job, ProbeEpisode
 from spade_gym.validation.policies import SHORTCUT_BASELINES, Prior, label, make_policy
 from spade_gym.validation.sampling import ORACLE, prior_for
 
@@ -74,9 +74,9 @@ class LevelProbes:
     handle: ProgramHandle
     max_turns: int
     #: The privileged policy on the level's first ``shortcut_seeds`` seeds (the zoo's priors).
-    oracle: list[Episode]
-    baselines: dict[str, list[Episode]] = field(default_factory=dict)
-    shortcuts: dict[str, list[Episode]] = field(default_factory=dict)
+    oracle: list[ProbeEpisode]
+    baselines: dict[str, list[ProbeEpisode]] = field(default_factory=dict)
+    shortcuts: dict[str, list[ProbeEpisode]] = field(default_factory=dict)
     #: Turns a probe episode at this level may take.
     turn_limit: int = DEFAULT_MAX_TURNS
 
@@ -216,7 +216,7 @@ class Context(Deadlines):
         return jobs
 
     def play_policies(self, handle: ProgramHandle, specs: dict[str, dict], seeds: list[int], *, max_steps: int,
-                      what: str, priors: dict[int, Prior] | None = None) -> dict[str, list[Episode]]:
+                      what: str, priors: dict[int, Prior] | None = None) -> dict[str, list[ProbeEpisode]]:
         """Several policies on the same seeds in one lock-step run; episodes by policy name."""
         jobs: list[Job] = []
         for name, spec in specs.items():
@@ -224,7 +224,7 @@ class Context(Deadlines):
                 job.policy_name = name
                 jobs.append(job)
         episodes = self.play(handle, jobs, max_steps=max_steps, what=what)
-        out: dict[str, list[Episode]] = {name: [] for name in specs}
+        out: dict[str, list[ProbeEpisode]] = {name: [] for name in specs}
         for episode in episodes:
             out[episode.policy].append(episode)
         return out
@@ -240,7 +240,7 @@ class Context(Deadlines):
             out[name] = spec
         return out
 
-    def _main_probes(self) -> dict[str, list[Episode]]:
+    def _main_probes(self) -> dict[str, list[ProbeEpisode]]:
         if "main" not in self._probes:
             jobs = self.jobs(ORACLE, self.seeds)
             for name, spec in self.baseline_specs().items():
@@ -252,13 +252,13 @@ class Context(Deadlines):
                                     for name in ("oracle", *self.baseline_specs())}
         return self._probes["main"]
 
-    def oracle(self) -> list[Episode]:
+    def oracle(self) -> list[ProbeEpisode]:
         return self._main_probes()["oracle"]
 
-    def baselines(self) -> dict[str, list[Episode]]:
+    def baselines(self) -> dict[str, list[ProbeEpisode]]:
         return {name: episodes for name, episodes in self._main_probes().items() if name != "oracle"}
 
-    def fresh(self, handle: ProgramHandle | None = None) -> dict[str, list[Episode]]:
+    def fresh(self, handle: ProgramHandle | None = None) -> dict[str, list[ProbeEpisode]]:
         """Oracle and replay-baseline episodes played first thing in a fresh worker (cached):
         ``handle`` if given (it must not have played yet), else a new one."""
         if not self.fresh_episodes:
@@ -331,20 +331,20 @@ class Context(Deadlines):
 
     # ------------------------------------------------------------------ more seeds (validation.sampling)
 
-    def prior_window(self, level: str | None) -> list[Episode]:
+    def prior_window(self, level: str | None) -> list[ProbeEpisode]:
         return sampling.prior_window(self, level)
 
-    def sample(self, level: str | None, policy: str, count: int) -> list[Episode]:
+    def sample(self, level: str | None, policy: str, count: int) -> list[ProbeEpisode]:
         return sampling.sample(self, level, policy, count)
 
-    def samples(self, level: str | None, wanted: Mapping[str, int]) -> dict[str, list[Episode]]:
+    def samples(self, level: str | None, wanted: Mapping[str, int]) -> dict[str, list[ProbeEpisode]]:
         return sampling.samples(self, level, wanted)
 
-    def level_samples(self, wanted: Mapping[sampling.Key, int]) -> dict[sampling.Key, list[Episode]]:
+    def level_samples(self, wanted: Mapping[sampling.Key, int]) -> dict[sampling.Key, list[ProbeEpisode]]:
         return sampling.level_samples(self, wanted)
 
 
-def win_rate(episodes: list[Episode]) -> float:
+def win_rate(episodes: list[ProbeEpisode]) -> float:
     return round(sum(e.won for e in episodes) / len(episodes), 4) if episodes else 0.0
 
 

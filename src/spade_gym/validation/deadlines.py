@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from spade_gym.errors import SandboxError
 from spade_gym.sandbox import ProgramHandle
 from spade_gym.sandbox.limits import Limits
-from spade_gym.validation.episodes import BatchFailed, Episode, FatalEpisode, Job, play
+from spade_gym.validation.episodes import BatchFailed, FatalEpisode, Job, ProbeEpisode, play
 from spade_gym.validation.messages import describe_error, excerpt
 
 if TYPE_CHECKING:
@@ -239,7 +239,7 @@ class Deadlines:
     # ------------------------------------------------------------------ playing
 
     def play(self, handle: ProgramHandle, jobs: list[Job], *, max_steps: int, what: str,
-             slots: int | None = None) -> list[Episode]:
+             slots: int | None = None) -> list[ProbeEpisode]:
         """Play jobs lock-step; raise :class:`Abort` if the program hangs, crashes or is too slow.
 
         A deadline hit is not counted yet: the jobs are played again from scratch (fresh copies of
@@ -248,7 +248,7 @@ class Deadlines:
         spare = pristine_copy(jobs) if retriable and not self._retrying else None
         attempts = iter([jobs, spare])
 
-        def attempt() -> list[Episode]:
+        def attempt() -> list[ProbeEpisode]:
             todo = next(attempts)  # a second attempt only comes when ``spare`` was made for it
             assert todo is not None
             return self._play(handle, todo, max_steps=max_steps, what=what, slots=slots)
@@ -256,7 +256,7 @@ class Deadlines:
         return self.with_deadline_retry(handle, what, attempt)
 
     def _play(self, handle: ProgramHandle, jobs: list[Job], *, max_steps: int, what: str,
-              slots: int | None = None) -> list[Episode]:
+              slots: int | None = None) -> list[ProbeEpisode]:
         """One attempt of :meth:`play`: deadline hits raise :class:`DeadlineHit`, other failures :class:`Abort`."""
         start = time.perf_counter()
         cpu_start = worker_cpu(handle)

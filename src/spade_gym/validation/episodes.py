@@ -4,7 +4,7 @@ The host owns every decision: it picks each action with a host-side policy
 (:mod:`spade_gym.validation.policies`), sends it through :class:`ProgramHandle`, receives
 each ``reset``/``step``/``solution``/``hint`` result as the handle decoded and checked it
 (:class:`~spade_gym.sandbox.call_results.Ok` or ``Failed``), and records it in an
-:class:`Episode` whose verdicts (won, ended, digest) it computes itself. A program
+:class:`ProbeEpisode` whose verdicts (won, ended, digest) it computes itself. A program
 that escaped the language layer can still lie in its replies — but only as a program
 would, one reply at a time, under the same checks; it cannot hand the validator a
 finished verdict.
@@ -35,7 +35,7 @@ KEPT_CHARS = 4000
 
 
 @dataclass
-class Step:
+class ProbeStep:
     action: str
     obs: str
     reward: float
@@ -47,7 +47,7 @@ class Step:
 
 
 @dataclass
-class Episode:
+class ProbeEpisode:
     """One probe episode as the host saw it."""
 
     seed: int
@@ -56,7 +56,7 @@ class Episode:
     info0: dict = field(default_factory=dict)
     solution0: str | None = None
     hint0: str | None = None
-    steps: list[Step] = field(default_factory=list)
+    steps: list[ProbeStep] = field(default_factory=list)
     error: SandboxError | None = None
     #: Turn of the failing call (1-based), 0 when reset/solution/hint right after it failed.
     error_turn: int | None = None
@@ -123,7 +123,7 @@ class Job:
 class FatalEpisode(Exception):
     """An episode hit a fatal error (hang, crash, limit): probing stops."""
 
-    def __init__(self, episode: Episode):
+    def __init__(self, episode: ProbeEpisode):
         super().__init__(str(episode.error))
         self.episode = episode
 
@@ -154,14 +154,14 @@ class _Slot:
     def __init__(self, index: int):
         self.index = index
         self.job: Job | None = None
-        self.episode: Episode | None = None
+        self.episode: ProbeEpisode | None = None
         self.obs = ""
         self.solution: str | None = None
         self.pending_action = ""
 
 
 def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
-         timeout_for: Callable[[int], float]) -> list[Episode]:
+         timeout_for: Callable[[int], float]) -> list[ProbeEpisode]:
     """Play ``jobs`` on instances ``0..slots-1`` of ``handle``; episodes in job order.
 
     ``timeout_for(n)`` gives the deadline of a batch of ``n`` calls (and may raise to stop
@@ -171,7 +171,7 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
     has_solution = handle.info.get("has_solution", True)
     has_hint = handle.info.get("has_hint", False)
     pending = list(enumerate(jobs))[::-1]
-    done: list[Episode | None] = [None] * len(jobs)
+    done: list[ProbeEpisode | None] = [None] * len(jobs)
     order: dict[int, int] = {}
     live = [_Slot(i) for i in range(max(1, min(slots, len(jobs))))]
     while pending or any(s.job for s in live):
@@ -184,7 +184,7 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
                 if not pending:
                     continue
                 number, job = pending.pop()
-                slot.job, slot.episode, slot.solution = job, Episode(job.seed, job.policy_name), None
+                slot.job, slot.episode, slot.solution = job, ProbeEpisode(job.seed, job.policy_name), None
                 order[id(slot.episode)] = number
                 items.append(p.Reset(slot.index, job.seed))
                 plan.append((slot, "reset"))
@@ -280,7 +280,7 @@ def _absorb(slot: _Slot, call: str, result: CallResult) -> None:
             job.policy.offer_hint(episode.hint0)  # a hinted script sees it as an agent would
         else:
             obs, reward, terminated, truncated, info = value
-            episode.steps.append(Step(slot.pending_action, obs[:KEPT_CHARS], reward, terminated, truncated, info,
+            episode.steps.append(ProbeStep(slot.pending_action, obs[:KEPT_CHARS], reward, terminated, truncated, info,
                                       slot.solution if job.track_solution else None))
             episode.absorb(obs, reward, terminated, truncated, info)
             slot.obs = obs

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from spade_gym.validation.episodes import Episode
+from spade_gym.validation.episodes import ProbeEpisode
 from spade_gym.validation.evidence import unbox
 from spade_gym.validation.messages import Problem, excerpt
 from spade_gym.validation.stats import FAIL, PASS, UNSURE, Rule, Tally
@@ -134,7 +134,7 @@ def settle_paired(rule: Rule, first: Mapping[K, int],
 # ----------------------------------------------------------------------------- levels: the task itself
 
 
-def task_signature(episode: Episode) -> tuple:
+def task_signature(episode: ProbeEpisode) -> tuple:
     """What the privileged policy met on one seed: solution() after reset, its moves, the rewards.
     Two levels whose episodes have one signature pose one task, whatever their screens say."""
     return episode.solution0, tuple(episode.actions), tuple(episode.rewards)
@@ -212,7 +212,7 @@ def order_counts(first: dict[int, Any], second: dict[int, Any]) -> tuple[int, in
     return (sum(second[s] > first[s] for s in seeds), sum(second[s] < first[s] for s in seeds), len(seeds))
 
 
-def oracle_length(episode: Episode) -> tuple[int, int]:
+def oracle_length(episode: ProbeEpisode) -> tuple[int, int]:
     """How long the privileged policy's episode is: its turns, then the characters of its moves
     (what is inside ``\\boxed{}``: the box is no part of the solution)."""
     return episode.turns, sum(len(unbox(a)) for a in episode.actions)

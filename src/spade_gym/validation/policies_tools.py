@@ -44,7 +44,6 @@ from spade_gym.sandbox.language.tooluse import check_tool_list
 from spade_gym.validation.observations import as_number
 from spade_gym.validation.policy_base import Policy, Prior
 from spade_gym.validation.tool_call_plan import CallPlan, plan_for
-from spade_gym.validation.tool_call_plan import Step as Step
 from spade_gym.validation.tool_values import _STOPWORDS as _STOPWORDS
 from spade_gym.validation.tool_values import ERROR_WORDS as ERROR_WORDS
 from spade_gym.validation.tool_values import RESULT_PREFIX as RESULT_PREFIX

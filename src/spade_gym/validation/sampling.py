@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from spade_gym.validation.episodes import Episode, Job
+from spade_gym.validation.episodes import Job, ProbeEpisode
 from spade_gym.validation.policies import Prior, make_policy
 from spade_gym.validation.policies_learned import GUESS_PROBE, answer_of, probe_name, training_specs
 from spade_gym.validation.policy_base import Transcript, Transcripts
@@ -25,13 +25,13 @@ ORACLE = {"kind": "oracle"}
 Key = tuple[str | None, str]
 
 
-def transcript(episode: Episode) -> Transcript:
+def transcript(episode: ProbeEpisode) -> Transcript:
     """An episode as the plain data a policy may learn from."""
     return Transcript(episode.seed, episode.policy, episode.solution0, episode.obs0 or "", episode.actions,
                       [step.obs for step in episode.steps], episode.won)
 
 
-def prior_for(seed: int, oracle: list[Episode], training: Sequence[Episode] = ()) -> Prior:
+def prior_for(seed: int, oracle: list[ProbeEpisode], training: Sequence[ProbeEpisode] = ()) -> Prior:
     """What the other seeds' privileged episodes (and training probes, :func:`training_probes`)
     teach a script (this seed left out)."""
     others = [e for e in oracle if e.seed != seed and e.error is None]
@@ -48,8 +48,8 @@ def prior_for(seed: int, oracle: list[Episode], training: Sequence[Episode] = ()
                  probes=[transcript(e) for e in training if e.seed != seed and e.error is None])
 
 
-def training_probes(ctx: Context, level: str | None, window: list[Episode] | None = None, *,
-                    handle=None, limit: int | None = None) -> list[Episode]:
+def training_probes(ctx: Context, level: str | None, window: list[ProbeEpisode] | None = None, *,
+                    handle=None, limit: int | None = None) -> list[ProbeEpisode]:
     """Training probes at ``level`` (cached): on the first ``shortcut_seeds`` seeds of the prior
     window, episodes whose actions are chosen knowing the answer (guesses around it, a fixed
     probe plan; ``validation.policies_learned``), so the zoo's learned baselines can learn what
@@ -70,7 +70,7 @@ def training_probes(ctx: Context, level: str | None, window: list[Episode] | Non
             seeded = {**spec, "answer": answers[e.seed]} if spec["kind"] == GUESS_PROBE else spec
             policy = make_policy(seeded, e.seed, prior_for(e.seed, window), run_seed=ctx.run_seed)
             jobs.append(Job(e.seed, probe_name(spec), policy))
-    played: list[Episode] = []
+    played: list[ProbeEpisode] = []
     if jobs:
         if handle is None:
             probes = _probes_at(ctx, level)
@@ -84,7 +84,7 @@ def training_probes(ctx: Context, level: str | None, window: list[Episode] | Non
     return played
 
 
-def prior_window(ctx: Context, level: str | None) -> list[Episode]:
+def prior_window(ctx: Context, level: str | None) -> list[ProbeEpisode]:
     """The privileged episodes the shortcut zoo learns its priors from at ``level`` (each seed's
     prior leaves that seed out): every seed the main worker's oracle played, at least the
     first ``shortcut_seeds``; the first ``shortcut_seeds`` at another level."""
@@ -93,7 +93,7 @@ def prior_window(ctx: Context, level: str | None) -> list[Episode]:
     return _probes_at(ctx, level).oracle
 
 
-def _known(ctx: Context, level: str | None, policy: str) -> dict[int, Episode]:
+def _known(ctx: Context, level: str | None, policy: str) -> dict[int, ProbeEpisode]:
     """Episodes of ``policy`` at ``level`` played so far, by seed: the cached probes, then the extras."""
     main = ctx.is_main_level(level)
     if policy == "oracle":
@@ -114,12 +114,12 @@ def _probes_at(ctx: Context, level: str | None) -> LevelProbes:
     return probes
 
 
-def sample(ctx: Context, level: str | None, policy: str, count: int) -> list[Episode]:
+def sample(ctx: Context, level: str | None, policy: str, count: int) -> list[ProbeEpisode]:
     """``policy``'s episodes at ``level`` on the first ``count`` seeds of the run's stream."""
     return samples(ctx, level, {policy: count})[policy]
 
 
-def samples(ctx: Context, level: str | None, wanted: Mapping[str, int]) -> dict[str, list[Episode]]:
+def samples(ctx: Context, level: str | None, wanted: Mapping[str, int]) -> dict[str, list[ProbeEpisode]]:
     """Episodes of each policy (``"oracle"``, a cheap baseline's name, a shortcut baseline) at
     ``level`` on the first ``wanted[policy]`` seeds of the run's seed stream, in stream order.
 
@@ -133,7 +133,7 @@ def samples(ctx: Context, level: str | None, wanted: Mapping[str, int]) -> dict[
     missing = {policy: [s for s in ctx.stream(count) if s not in known[policy]]
                for policy, count in wanted.items()}
     jobs: list[Job] = []
-    window: list[Episode] | None = None
+    window: list[ProbeEpisode] | None = None
     for policy, seeds in missing.items():
         if not seeds:
             continue
@@ -164,12 +164,12 @@ def samples(ctx: Context, level: str | None, wanted: Mapping[str, int]) -> dict[
             for policy, count in wanted.items()}
 
 
-def level_samples(ctx: Context, wanted: Mapping[Key, int]) -> dict[Key, list[Episode]]:
+def level_samples(ctx: Context, wanted: Mapping[Key, int]) -> dict[Key, list[ProbeEpisode]]:
     """:func:`samples` for ``(level, policy)`` keys, one lock-step run per level."""
     by_level: dict[str | None, dict[str, int]] = {}
     for (level, policy), count in wanted.items():
         by_level.setdefault(level, {})[policy] = count
-    out: dict[Key, list[Episode]] = {}
+    out: dict[Key, list[ProbeEpisode]] = {}
     for level, policies in by_level.items():
         for policy, episodes in samples(ctx, level, policies).items():
             out[(level, policy)] = episodes

@@ -33,7 +33,7 @@ def _parse(action: str) -> tuple[str, Any] | None:
     return None
 
 
-class Step(NamedTuple):
+class PlannedCall(NamedTuple):
     tool: str
     #: Argument name -> the values the other seeds sent at this step.
     arguments: dict[str, list[Any]]
@@ -50,7 +50,7 @@ class CallPlan:
         plays = [[(obs, _parse(action)) for obs, action in transcript] for transcript in prior.transcripts]
         if not plays:  # a Prior without transcripts: the actions alone, no roles
             plays = [[("", _parse(a)) for a in column] for column in zip(*prior.actions_by_turn)]
-        self.steps: list[Step] = []
+        self.steps: list[PlannedCall] = []
         for turn in range(max(map(len, plays), default=0)):
             parsed = [item for play in plays if len(play) > turn for item in [play[turn][1]] if item is not None]
             if not parsed:
@@ -59,7 +59,7 @@ class CallPlan:
             modal = names.most_common(1)[0][0]
             if modal == "\0answer":
                 break
-            step = Step(modal, {}, {})
+            step = PlannedCall(modal, {}, {})
             for play in plays:
                 item = play[turn][1] if len(play) > turn else None
                 if item is None or item[0] != "call" or item[1].name != modal:
@@ -144,4 +144,4 @@ def plan_for(prior: Prior) -> CallPlan:
     return plan
 
 
-__all__ = ["CallPlan", "Step", "plan_for"]
+__all__ = ["CallPlan", "PlannedCall", "plan_for"]

@@ -40,7 +40,7 @@ from spade_gym.validation.checks.consistency import first_difference
 from spade_gym.validation.checks.leaks import _info_leak
 from spade_gym.validation.checks.shortcut import probed_levels
 from spade_gym.validation.context import Context, Outcome
-from spade_gym.validation.episodes import Episode, Job
+from spade_gym.validation.episodes import Job, ProbeEpisode
 from spade_gym.validation.leaks import normalise
 from spade_gym.validation.messages import Problem, excerpt, format_problems
 from spade_gym.validation.observations import boxed, decoded_candidates, shape
@@ -244,9 +244,9 @@ def check_agent_probes(ctx: Context) -> Outcome:
     sentence never wins, and both replay identically in another worker."""
     threshold = ctx.config.max_shortcut_win_rate
     problems: list[Problem] = []
-    played: dict[tuple[str | None, str], dict[int, Episode]] = {}
+    played: dict[tuple[str | None, str], dict[int, ProbeEpisode]] = {}
     handles: dict[str | None, Any] = {}
-    windows: dict[str | None, list[Episode]] = {}
+    windows: dict[str | None, list[ProbeEpisode]] = {}
 
     def play(level: str | None, names: tuple[str, ...], seeds: list[int]) -> None:
         probes = ctx.level(level)
@@ -262,7 +262,7 @@ def check_agent_probes(ctx: Context) -> Outcome:
         handles[level] = probes.handle
         play(level, tuple(PROBES), ctx.stream(FIRST_LOOK))
 
-    def episodes_of(key: tuple[str | None, str]) -> list[Episode]:
+    def episodes_of(key: tuple[str | None, str]) -> list[ProbeEpisode]:
         return list(played.get(key, {}).values())
 
     def gained(level: str | None) -> Tally:
@@ -339,7 +339,7 @@ def check_agent_probes(ctx: Context) -> Outcome:
                    details)
 
 
-def _step_info_leak(ctx: Context, episode: Episode) -> str | None:
+def _step_info_leak(ctx: Context, episode: ProbeEpisode) -> str | None:
     """The step ``info`` before the end of ``episode`` that carries its answer, if one does."""
     answer = final_answer(episode.solution0) if ctx.kind == TOOL_USE_KIND else episode.solution0
     return next((found for step in episode.steps[:-1] for found in [_info_leak(step.info, answer)] if found), None)
@@ -354,8 +354,8 @@ def _short_replays_agree(ctx: Context) -> bool:
     return all(first_difference(a, b) is None for a, b in pairs if a.error is None and b.error is None)
 
 
-def _replay(ctx: Context, played: dict[tuple[str | None, str], dict[int, Episode]]
-            ) -> dict[tuple[int, str], tuple[Episode, Episode]]:
+def _replay(ctx: Context, played: dict[tuple[str | None, str], dict[int, ProbeEpisode]]
+            ) -> dict[tuple[int, str], tuple[ProbeEpisode, ProbeEpisode]]:
     """The default level's probes on the shortcut seeds, played again in the fresh worker."""
     level = next((lv for lv, _ in played if ctx.is_main_level(lv)), "none")
     if level == "none":

@@ -19,7 +19,7 @@ from spade_gym.validation.context import (
     Outcome,
     most_common_share,
 )
-from spade_gym.validation.episodes import Episode
+from spade_gym.validation.episodes import ProbeEpisode
 from spade_gym.validation.messages import Problem, describe_error, excerpt, format_problems
 from spade_gym.validation.stats import Tally
 
@@ -27,7 +27,7 @@ from spade_gym.validation.stats import Tally
 LONG_RUN_SEEDS = 2
 
 
-def task_difference(a: Episode, b: Episode) -> tuple[str, str] | None:
+def task_difference(a: ProbeEpisode, b: ProbeEpisode) -> tuple[str, str] | None:
     """("task", description) if two episodes of the same seed were posed different tasks (the
     first observation or the solution right after reset), else None."""
     seed = a.seed
@@ -40,7 +40,7 @@ def task_difference(a: Episode, b: Episode) -> tuple[str, str] | None:
     return None
 
 
-def first_difference(a: Episode, b: Episode) -> tuple[str, str] | None:
+def first_difference(a: ProbeEpisode, b: ProbeEpisode) -> tuple[str, str] | None:
     """(kind, description) of how two episodes of the same seed and policy differ, or None."""
     task = task_difference(a, b)
     if task is not None or a.digest == b.digest:
@@ -58,7 +58,7 @@ def first_difference(a: Episode, b: Episode) -> tuple[str, str] | None:
     return "step", "the step results (observations, rewards or info) differed"
 
 
-def _long_run(ctx: Context) -> tuple[int, dict[str, list[Episode]]]:
+def _long_run(ctx: Context) -> tuple[int, dict[str, list[ProbeEpisode]]]:
     """Reset instance 0 of the main worker a number of times drawn from the run seed, then
     replay the privileged policy and a wrong-answer baseline there: behaviour kept good for the
     first N resets only shows. A deadline hit anywhere replays the whole run (resets included)
@@ -70,7 +70,7 @@ def _long_run(ctx: Context) -> tuple[int, dict[str, list[Episode]]]:
     return resets, ctx.with_deadline_retry(ctx.main, "resetting repeatedly", lambda: _long_run_once(ctx, resets))
 
 
-def _long_run_once(ctx: Context, resets: int) -> dict[str, list[Episode]]:
+def _long_run_once(ctx: Context, resets: int) -> dict[str, list[ProbeEpisode]]:
     seeds = ctx.seeds[:LONG_RUN_SEEDS]
     scale = ctx.deadline_scale(ctx.main)
     done = 0

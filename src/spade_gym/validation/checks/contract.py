@@ -15,14 +15,14 @@ from spade_gym.contract import WIN_REWARD
 from spade_gym.env.monitor import forged_key
 from spade_gym.validation.checks import check
 from spade_gym.validation.context import Abort, Context, Outcome
-from spade_gym.validation.episodes import Episode, Job
+from spade_gym.validation.episodes import Job, ProbeEpisode
 from spade_gym.validation.fuzz import fuzz_corpus, is_degenerate, program_fuzz
 from spade_gym.validation.leaks import leaks
 from spade_gym.validation.messages import Problem, describe_error, excerpt, format_problems
 from spade_gym.validation.policies import Feed
 
 
-def episode_error(episode: Episode) -> str:
+def episode_error(episode: ProbeEpisode) -> str:
     where = f"turn {episode.error_turn}" if episode.error_turn else "reset"
     text = describe_error(episode.error) if episode.error is not None else "no error"
     if episode.error_action is not None:
@@ -30,7 +30,7 @@ def episode_error(episode: Episode) -> str:
     return f"{where}: {text}"
 
 
-def _reward_problems(episodes: list[Episode], label: str) -> list[Problem]:
+def _reward_problems(episodes: list[ProbeEpisode], label: str) -> list[Problem]:
     problems = []
     for episode in episodes:
         for turn, reward in enumerate(episode.rewards, 1):
@@ -42,7 +42,7 @@ def _reward_problems(episodes: list[Episode], label: str) -> list[Problem]:
     return problems
 
 
-def _fuzz(ctx: Context, handle, texts: list[str], what: str) -> list[Episode]:
+def _fuzz(ctx: Context, handle, texts: list[str], what: str) -> list[ProbeEpisode]:
     queue = list(texts)
     jobs = [Job(ctx.seeds[i % len(ctx.seeds)], "fuzz", Feed(None, queue)) for i in range(len(texts))]
     return ctx.play(handle, jobs, max_steps=ctx.turn_limit, what=what)
@@ -57,7 +57,7 @@ def carries_no_answer(action: str) -> bool:
     return "\\boxed" not in action or (bool(contents) and not any(c.strip() for c in contents))
 
 
-def _false_wins(episodes: list[Episode]) -> list[Problem]:
+def _false_wins(episodes: list[ProbeEpisode]) -> list[Problem]:
     """Wins on fuzz inputs that carry no answer (unboxed text without the answer, empty boxes):
     the game hands out wins for text an agent sends when it has nothing to say."""
     problems = []

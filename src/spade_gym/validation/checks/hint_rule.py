@@ -25,7 +25,7 @@ from spade_gym.validation.checks import check
 from spade_gym.validation.checks.shortcut import REPAIRS as ZOO_REPAIRS
 from spade_gym.validation.checks.shortcut import probed_levels
 from spade_gym.validation.context import Context, Outcome, win_rate
-from spade_gym.validation.episodes import Episode
+from spade_gym.validation.episodes import ProbeEpisode
 from spade_gym.validation.leaks import leaks
 from spade_gym.validation.messages import Problem, excerpt, format_problems
 from spade_gym.validation.policies import label, make_policy
@@ -39,14 +39,14 @@ def _level_name(level: str | None) -> str:
     return "default" if level is None else level
 
 
-def _hint_seen(episode: Episode, given: Any) -> str | None:
+def _hint_seen(episode: ProbeEpisode, given: Any) -> str | None:
     """The hint the episode's agent was shown: ``hint()``'s text, else the given hint."""
     if isinstance(episode.hint0, str) and episode.hint0.strip():
         return episode.hint0
     return given if isinstance(given, str) and given.strip() else None
 
 
-def _counts(episode: Episode, given: Any) -> bool:
+def _counts(episode: ProbeEpisode, given: Any) -> bool:
     """A win, unless the hint the script saw states this seed's answer (the ``hint`` check's finding)."""
     if not episode.won:
         return False
@@ -97,7 +97,7 @@ def check_hint_rule(ctx: Context) -> Outcome:
     first = ctx.config.hint_rule_seeds
     wanted = {(level, name): first for level, probes in levels
               for name in hinted_scripts(list(probes.shortcuts), ctx.config.hint_baselines)}
-    samples: dict[Key, list[Episode]] = dict(ctx.level_samples(wanted)) if wanted else {}
+    samples: dict[Key, list[ProbeEpisode]] = dict(ctx.level_samples(wanted)) if wanted else {}
 
     def tally(key: Key) -> Tally:
         return Tally.of([_counts(e, given) for e in samples[key]])
@@ -181,7 +181,7 @@ def _controls(ctx: Context, failing: list[Key], first: int, threshold: float) ->
     if not failing:
         return {}
     of = {key: (key[0], control_of(key[1])) for key in failing}
-    samples: dict[Key, list[Episode]] = dict(ctx.level_samples({control: first for control in of.values()}))
+    samples: dict[Key, list[ProbeEpisode]] = dict(ctx.level_samples({control: first for control in of.values()}))
 
     def extend(targets: dict[Key, int]) -> dict[Key, Tally]:
         samples.update(ctx.level_samples(targets))

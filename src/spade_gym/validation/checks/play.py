@@ -7,13 +7,13 @@ import statistics
 from spade_gym.validation.checks import check
 from spade_gym.validation.checks.contract import episode_error
 from spade_gym.validation.context import Context, Outcome
-from spade_gym.validation.episodes import Episode
+from spade_gym.validation.episodes import ProbeEpisode
 from spade_gym.validation.messages import Problem, excerpt, format_problems
 from spade_gym.validation.policies import label
 from spade_gym.validation.stats import Tally
 
 
-def oracle_failure(episode: Episode, how: str = "answering \\boxed{<solution()>} each turn") -> tuple[str, str]:
+def oracle_failure(episode: ProbeEpisode, how: str = "answering \\boxed{<solution()>} each turn") -> tuple[str, str]:
     """(kind, description) of an episode the privileged policy did not win."""
     if episode.error is not None:
         return "error:" + str(episode.error.message), "the episode failed at " + episode_error(episode)
@@ -63,7 +63,7 @@ def check_non_triviality(ctx: Context) -> Outcome:
     rule = ctx.config.rate_rule
     specs = ctx.baseline_specs()
     baselines = ctx.baselines()
-    samples: dict[str, list[Episode]] = dict(baselines)
+    samples: dict[str, list[ProbeEpisode]] = dict(baselines)
 
     def extend(targets: dict[str, int]) -> dict[str, Tally]:
         samples.update(ctx.samples(None, targets))

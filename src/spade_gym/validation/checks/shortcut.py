@@ -23,7 +23,7 @@ from spade_gym.validation import information_flow
 from spade_gym.validation.checks import check
 from spade_gym.validation.checks.play import oracle_failure
 from spade_gym.validation.context import Context, LevelProbes, Outcome, win_rate
-from spade_gym.validation.episodes import Episode
+from spade_gym.validation.episodes import ProbeEpisode
 from spade_gym.validation.evidence import hidden_code, legal_move_feedback, readers_against_chance
 from spade_gym.validation.level_rules import (
     oracle_length,
@@ -79,7 +79,7 @@ def probed_levels(ctx: Context) -> list[tuple[str | None, LevelProbes]]:
     return out
 
 
-def _pooled(samples: dict[str, list[Episode]]) -> Tally:
+def _pooled(samples: dict[str, list[ProbeEpisode]]) -> Tally:
     """The cheap baselines of one level as one rate: every episode a trial; seeds, the fewest any played."""
     return Tally(sum(e.won for episodes in samples.values() for e in episodes),
                  sum(len(episodes) for episodes in samples.values()),
@@ -156,7 +156,7 @@ def check_shortcut(ctx: Context) -> Outcome:
     """No no-reasoning baseline of the shortcut zoo wins more than ``max_shortcut_win_rate`` at any
     level (a confidence rule with more seeds while uncertain, see ``validation.stats``)."""
     threshold = ctx.config.max_shortcut_win_rate
-    samples: dict[tuple[str | None, str], list[Episode]] = {}
+    samples: dict[tuple[str | None, str], list[ProbeEpisode]] = {}
     levels: dict[str, str | None] = {}
     for level, probes in probed_levels(ctx):
         levels[_level_name(level)] = level
