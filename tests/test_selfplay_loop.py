@@ -294,8 +294,11 @@ def test_token_budget_micro_batches_train_the_same_iteration(run, tmp_path, nove
     for key in ("designed", "valid", "registered", "failed_checks", "designer_reward_mean", "agent_return_mean",
                 "samples", "agent_samples", "tokens_designer", "tokens_agent"):
         assert packed[key] == preset[key], key
-    for key in ("train_loss", "train_grad_norm"):
-        assert isinstance(packed[key], float) and packed[key] == pytest.approx(preset[key], rel=1e-4), key
+    # The first on-policy GRPO loss is zero up to float noise (the ratio is 1 and a group's
+    # advantages sum to zero), so it compares on an absolute scale; the gradient norm is not.
+    assert isinstance(packed["train_loss"], float) and packed["train_loss"] == pytest.approx(preset["train_loss"], abs=1e-6)
+    assert isinstance(packed["train_grad_norm"], float)
+    assert packed["train_grad_norm"] == pytest.approx(preset["train_grad_norm"], rel=1e-4)
     assert packed["micro_batch_tokens_max"] <= 2048 and packed["micro_batches_over_budget"] == 0
     weights = {name: AutoModelForCausalLM.from_pretrained(tmp_path / name / "final").state_dict() for name in runs}
     start = AutoModelForCausalLM.from_pretrained(tmp_path / "trl" / "warmstart").state_dict()
