@@ -150,6 +150,19 @@ def test_fingerprint_separates_agents_and_settings():
     assert AgentConfig("random", seed=1).fingerprint != AgentConfig("random", seed=2).fingerprint
 
 
+
+def test_a_baselines_run_of_one_script_is_its_own_agent():
+    """``--agent baselines --model bisection`` plays one script: the report's settings name it, so
+    its cache, fingerprint and published entry are not the whole zoo's."""
+    from spade_gym.evaluation.publish import agent_label
+
+    zoo, one = AgentConfig("baselines"), AgentConfig("baselines", model="bisection")
+    assert one.settings()["model"] == "bisection" and "model" not in zoo.settings()
+    assert one.fingerprint != zoo.fingerprint
+    assert one.fingerprint != AgentConfig("baselines", model="enumeration").fingerprint
+    assert agent_label({"agent": one.settings()}) == "baselines bisection"
+    assert agent_label({"agent": zoo.settings()}) == "baselines"
+
 def test_results_store_skips_torn_lines_and_other_agents(tmp_path):
     path = tmp_path / "r.jsonl"
     good = {"agent": "a", "env_id": "spade/X-v0", "seed": 1, "hint": False, "success": True}

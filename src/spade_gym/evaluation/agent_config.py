@@ -135,6 +135,8 @@ class AgentConfig:
         out: dict[str, Any] = {"kind": self.kind, "max_turns": self.max_turns}
         if self.uses_model:
             out.update(model=self.model, temperature=self.temperature, max_tokens=self.tokens_per_turn)
+        elif self.model:  # the baselines' --model picks one script: it decides the outcomes and the label
+            out["model"] = self.model
         if AGENTS[self.kind].seeded:
             out["seed"] = self.seed
         return out
