@@ -146,7 +146,7 @@ def make_trainer(tiny, *, rows, micro, accumulation, rollout=None, trainer_class
 def batch_of_different_lengths(n=8, seed=1):
     """Rows as a self-play batch holds them: designs (short prompt, long completion), agent
     turns (long prompt, short reply), a padding slot; G=2 rows per group with different rewards."""
-    from spade_gym.selfplay.rollout import trl_batch
+    from spade_gym.selfplay.rows import TrainingRow, trl_batch
 
     gen = random.Random(seed)
     shapes = [(4, 60, "designer"), (5, 55, "designer"), (50, 4, "agent"), (45, 6, "agent"), (30, 8, "agent"),
@@ -154,10 +154,11 @@ def batch_of_different_lengths(n=8, seed=1):
     rows = []
     for i, (p, c, role) in enumerate(shapes):
         if role == "pad":
-            rows.append(([], [], [], [], 0.0, "agent"))
+            rows.append(TrainingRow.padding())
             continue
         completion = [gen.randrange(5, 250) for _ in range(c)]
-        rows.append(([gen.randrange(5, 250) for _ in range(p)], completion, [-6.0] * c, [1] * c, float(i % 2), role))
+        rows.append(TrainingRow([gen.randrange(5, 250) for _ in range(p)], completion, [-6.0] * c, [1] * c,
+                                float(i % 2), role))
     return trl_batch(rows, 0)
 
 
@@ -242,10 +243,10 @@ def test_packed_forward_gives_trls_log_probabilities(tiny):
 def test_trl_leaves_a_dropped_design_out_of_its_groups_baseline(tiny):
     """What reward.invalid_designs="drop" rests on: a sample whose reward is None is out of
     its GRPO group's mean and std in TRL's scoring, and its advantage is 0."""
-    from spade_gym.selfplay.rollout import trl_batch
+    from spade_gym.selfplay.rows import TrainingRow, trl_batch
     from spade_gym.selfplay.trainer import SpadeGRPOTrainer
 
-    rows = [([5, 6], [7, 8, 9], [-1.0] * 3, [1, 1, 1] if r is not None else [0, 0, 0], r, "designer")
+    rows = [TrainingRow([5, 6], [7, 8, 9], [-1.0] * 3, [1, 1, 1] if r is not None else [0, 0, 0], r, "designer")
             for r in (0.2, None, 0.6, None)]
     batch = trl_batch(rows, 0)
     trainer = make_trainer(tiny, rows=4, micro=4, accumulation=1, rollout=lambda prompts, trainer: batch,

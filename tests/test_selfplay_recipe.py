@@ -30,6 +30,7 @@ from spade_gym.selfplay.progress import Progress
 from spade_gym.selfplay.records import DesignResult, RunState
 from spade_gym.selfplay.rewards import RewardConfig, centre_per_skill, designer_reward_scale
 from spade_gym.selfplay.rollout import SpadeRollout
+from spade_gym.selfplay.rows import TrainingRow
 from spade_gym.selfplay.warmstart import designer_completion
 
 pytestmark = pytest.mark.usefixtures("fresh_process_registry")
@@ -81,7 +82,7 @@ def test_self_hint_writes_the_hint_after_the_program_at_its_own_temperature(roll
     policy, fake = vllm_policy(designer, monkeypatch)
     G = rollout.config.num_generations
     with Progress(enabled=False).phase("designing") as phase:
-        plain, *_ = rollout._design(policy, 1, 1, random.Random(7), phase)
+        plain = rollout.design_stage.run(policy, 1, 1, random.Random(7), phase).designs
     assert len(fake.requests) == G  # one generation per design, no hint request
     (first, *_) = validate(rollout, plain[:1])
     assert not first.valid and first.failed_check == "hint"
@@ -89,7 +90,8 @@ def test_self_hint_writes_the_hint_after_the_program_at_its_own_temperature(roll
     rollout.config.self_hint = True
     policy, fake = vllm_policy(designer, monkeypatch)
     with Progress(enabled=False).phase("designing") as phase:
-        designs, samples, _ = rollout._design(policy, 1, 1, random.Random(7), phase)
+        drawn = rollout.design_stage.run(policy, 1, 1, random.Random(7), phase)
+    designs, samples = drawn.designs, drawn.samples
     hint_requests = [r for r in fake.requests if "Write the hint" in r["prompt"]]
     assert len(hint_requests) == G and {r["temperature"] for r in hint_requests} == {0.3}
     assert all(BARE_MOD_SUM.strip() in r["prompt"] for r in hint_requests)  # prompted with the program
@@ -113,7 +115,7 @@ def test_self_hint_settings_are_checked():
 
 
 def test_a_written_hint_is_read_out_of_tags_thinking_and_fences():
-    from spade_gym.selfplay.designing import written_hint
+    from spade_gym.selfplay.designers import written_hint
 
     assert written_hint("<think>x</think>Use parity.") == "Use parity."
     assert written_hint("draft <hint>one</hint> better: <hint>two\n ```</hint>") == "two"
@@ -125,16 +127,16 @@ def test_a_written_hint_is_read_out_of_tags_thinking_and_fences():
 def test_design_rounds_every_k_iterations_on_a_subset_of_skills(rollout):
     config = rollout.config
     config.design_every, config.design_skills, config.designer_groups = 3, 2, 4
-    rollout.targets = [(s, False) for s in ("A", "B", "C", "D", "E", "F")]
+    rollout.design_stage.targets = [(s, False) for s in ("A", "B", "C", "D", "E", "F")]
     assert [i for i in range(1, 11) if config.designs_at(i)] == [1, 4, 7, 10]
     rounds = []
     for iteration in (1, 4, 7, 10):
-        targets = [rollout._design_target(iteration, g) for g in range(4)]
+        targets = [rollout.design_stage.target(iteration, g) for g in range(4)]
         assert len(set(targets)) == 2 and targets[:2] == targets[2:]  # 2 skills, taken in turn
         rounds.append(frozenset(targets))
     assert len(set(rounds)) > 1  # drawn afresh each round
     # the same on every rank: a rank's groups are a block of the iteration's (offset)
-    assert [rollout._design_target(4, 2 + g) for g in range(2)] == [rollout._design_target(4, g) for g in range(2)]
+    assert [rollout.design_stage.target(4, 2 + g) for g in range(2)] == [rollout.design_stage.target(4, g) for g in range(2)]
     with pytest.raises(ConfigError, match="design_skills=5 exceeds designer_groups=4"):
         dataclasses.replace(config, design_skills=5).validate()
     with pytest.raises(ConfigError, match="design_every"):
@@ -207,13 +209,13 @@ def test_dropped_invalid_designs_leave_the_batch_and_every_baseline(rollout, mon
 
     penalised, rows = settle("penalise")
     assert [d.reward for d in penalised[1:]] == [-1.0, -1.0]
-    assert all(any(r[3]) for r in rows)
-    assert rows[1][6] == pytest.approx(-1.0 - (penalised[0].reward - 2.0) / 3)  # the -1s are in the mean
+    assert all(any(r.env_mask) for r in rows)
+    assert rows[1].advantage == pytest.approx(-1.0 - (penalised[0].reward - 2.0) / 3)  # the -1s are in the mean
     dropped, rows = settle("drop")
     assert dropped[0].valid and [d.reward for d in dropped[1:]] == [None, None]
-    assert any(rows[0][3]) and not any(rows[1][3]) and not any(rows[2][3])  # no loss for the dropped
-    assert [r[4] for r in rows[1:]] == [None, None]
-    assert rows[0][6] == pytest.approx(0.0) and rows[1][6] is None  # the valid one is its skill's only member
+    assert any(rows[0].env_mask) and not any(rows[1].env_mask) and not any(rows[2].env_mask)  # no loss for the dropped
+    assert [r.reward for r in rows[1:]] == [None, None]
+    assert rows[0].advantage == pytest.approx(0.0) and rows[1].advantage is None  # the valid one is its skill's only member
     assert centre_per_skill([("a", 1.0), ("a", None), ("a", 0.0)]) == [0.5, None, -0.5]
     with pytest.raises(ConfigError, match="invalid_designs"):
         apply_overrides(load_preset("cpu-test"), ["reward.invalid_designs=ignore"])
@@ -261,13 +263,13 @@ def test_a_design_whose_step_hangs_in_its_plays_earns_the_timeout_penalty(rollou
     # loss and no reward (out of the group's baseline); without it they are losses as before
     monkeypatch.setattr(rollout, "_play", hung_plays(rollout, str(design.env_id), hinted_hang=True, plain_hang=True))
     groups = rollout._measure_regret(policy, [design], 3, random.Random(7))
-    rows = rollout._agent_groups(policy, 1, groups, 3, random.Random(8), n_tasks=1, n_pool=0)["rows"]
+    rows = rollout._agent_groups(policy, 1, groups, 3, random.Random(8), n_tasks=1, n_pool=0).rows
     G = rollout.config.num_generations
     assert len(rows) == G
     if penalty is None:
-        assert [r[4] for r in rows] == [0.0] * G and all(any(r[3]) for r in rows)
+        assert [r.reward for r in rows] == [0.0] * G and all(any(r.env_mask) for r in rows)
     else:
-        assert [r[4] for r in rows] == [None] * G and not any(any(r[3]) for r in rows)
+        assert [r.reward for r in rows] == [None] * G and not any(any(r.env_mask) for r in rows)
     with pytest.raises(ConfigError, match="step_timeout_penalty"):
         apply_overrides(load_preset("cpu-test"), ["reward.step_timeout_penalty=-3"])
 
@@ -283,7 +285,7 @@ def test_a_delayed_design_keeps_its_timeout_for_its_reward(rollout):
     assert rollout.state.pending_designs[0]["step_timeout"] is True
     rollout.state.iteration = 1
     rows, trained = rollout._designer_rows([], [], [], 2, slots=1)
-    assert trained == 1 and rows[0][4] == -0.5
+    assert trained == 1 and rows[0].reward == -0.5
 
 
 # ------------------------------------------------------------------ designer reward scaling
@@ -294,13 +296,13 @@ def test_centred_designer_advantages_are_scaled_by_the_sample_ratio_and_interval
     config.reward = dataclasses.replace(config.reward, skill_centring=True, scale_designer_rewards=True,
                                         max_designer_reward_scale=50.0)
     trained, masked = [1, 1], [0, 0]
-    rows = [([1], [2, 3], [0.0, 0.0], trained, 0.5, "designer", 0.25),
-            ([1], [2, 3], [0.0, 0.0], trained, -0.5, "designer", -0.25),
-            ([1], [2, 3], [0.0, 0.0], masked, None, "designer", None)]
-    rows += [([4], [5, 6], [0.0, 0.0], trained, 1.0, "agent")] * 6 + [([], [], [], [], 0.0, "agent")] * 2
+    rows = [TrainingRow([1], [2, 3], [0.0, 0.0], trained, 0.5, "designer", 0.25),
+            TrainingRow([1], [2, 3], [0.0, 0.0], trained, -0.5, "designer", -0.25),
+            TrainingRow([1], [2, 3], [0.0, 0.0], masked, None, "designer", None)]
+    rows += [TrainingRow([4], [5, 6], [0.0, 0.0], trained, 1.0, "agent")] * 6 + [TrainingRow.padding()] * 2
     scale = rollout._scale_designer_advantages(rows)
     assert scale == 6 / 2 * 2  # 6 trained agent samples per 2 trained design samples, every 2nd iteration
-    assert [r[6] for r in rows[:3]] == [0.25 * 6, -0.25 * 6, None]
+    assert [r.advantage for r in rows[:3]] == [0.25 * 6, -0.25 * 6, None]
     assert designer_reward_scale(1000, 2, interval=4, cap=50.0) == 50.0  # capped
     assert designer_reward_scale(10, 0, interval=4, cap=50.0) == 1.0
     with pytest.raises(ValueError, match="skill_centring"):

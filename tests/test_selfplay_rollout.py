@@ -192,7 +192,7 @@ def _iteration(rollout, iteration: int, plays: list[tuple[str, float]], skills=(
 def _check_aligned(rows, G=2):
     assert len(rows) == 4  # the designer's slots: 2 groups of G, whatever the delay
     for start in range(0, len(rows), G):
-        assert len({tuple(r[0]) for r in rows[start:start + G]}) == 1  # one prompt per group
+        assert len({tuple(r.prompt_ids) for r in rows[start:start + G]}) == 1  # one prompt per group
 
 
 def test_designs_are_trained_delay_iterations_later_on_the_window_since(rollout):
@@ -208,26 +208,26 @@ def test_designs_are_trained_delay_iterations_later_on_the_window_since(rollout)
     rows2, trained2, _ = _iteration(rollout, 2, [(first, 1.0)] * 2)
     for rows in (rows1, rows2):
         _check_aligned(rows)
-        assert all(not any(mask) for _, _, _, mask, *_ in rows)  # nothing due yet: no designer loss
+        assert all(not r.trained for r in rows)  # nothing due yet: no designer loss
     assert trained1 is None and trained2 is None
     rows3, trained3, _ = _iteration(rollout, 3, [(first, 1.0), (first, 0.0)])
     _check_aligned(rows3)
     assert trained3 == 1
-    assert [r[1] for r in rows3] == [s.completion_ids for g in samples1 for s in g]
-    assert [r[2] for r in rows3] == [s.logprobs for g in samples1 for s in g]
-    assert [r[0] for r in rows3] == [[101], [101], [201], [201]]
-    assert all(all(r[3]) and len(r[3]) == len(r[1]) for r in rows3)
+    assert [r.completion_ids for r in rows3] == [s.completion_ids for g in samples1 for s in g]
+    assert [r.logprobs for r in rows3] == [s.logprobs for g in samples1 for s in g]
+    assert [r.prompt_ids for r in rows3] == [[101], [101], [201], [201]]
+    assert all(all(r.env_mask) and len(r.env_mask) == len(r.completion_ids) for r in rows3)
     # iteration 1's own plays (0, 0) and the agent's since (1, 1, 1, 0): win rate 0.5
     expected = designer_reward(True, regret=0.05, win_rate=0.5, config=config)
-    assert [r[4] for r in rows3] == pytest.approx([expected, -1.0, designer_reward(True, regret=0.1, win_rate=0.0,
+    assert [r.reward for r in rows3] == pytest.approx([expected, -1.0, designer_reward(True, regret=0.1, win_rate=0.0,
                                                                                    config=config), -1.0])
     assert expected != 0.123  # not the design-time reward
-    assert all(r[6] is None for r in rows3)  # GRPO's per-group normalisation
+    assert all(r.advantage is None for r in rows3)  # GRPO's per-group normalisation
     # iteration 1's designs are done; 2 and 3 wait
     assert sorted({p["iteration"] for p in rollout.state.pending_designs}) == [2, 3]
     assert sorted({p["iteration"] for p in rollout.state.pending_samples}) == [2, 3]
     rows4, trained4, _ = _iteration(rollout, 4, [])
-    assert trained4 == 2 and [r[0] for r in rows4] == [[102], [102], [202], [202]]
+    assert trained4 == 2 and [r.prompt_ids for r in rows4] == [[102], [102], [202], [202]]
 
 
 def test_delayed_designs_are_centred_per_skill_at_training_time(rollout):
@@ -235,9 +235,9 @@ def test_delayed_designs_are_centred_per_skill_at_training_time(rollout):
     _iteration(rollout, 1, [], skills=("Maths", "Maths", "Maths", "Logic"))
     rows, trained, _ = _iteration(rollout, 2, [], skills=("Logic",) * 4)
     assert trained == 1
-    rewards = [r[4] for r in rows]
+    rewards = [r.reward for r in rows]
     maths = sum(rewards[:3]) / 3
-    assert [r[6] for r in rows] == pytest.approx([rewards[0] - maths, rewards[1] - maths, rewards[2] - maths, 0.0])
+    assert [r.advantage for r in rows] == pytest.approx([rewards[0] - maths, rewards[1] - maths, rewards[2] - maths, 0.0])
 
 
 def test_without_a_delay_each_iteration_trains_its_own_designs(rollout):
@@ -245,11 +245,11 @@ def test_without_a_delay_each_iteration_trains_its_own_designs(rollout):
     rows, trained, samples = _iteration(rollout, 1, [])
     _check_aligned(rows)
     assert trained == 1 and rollout.state.pending_designs == []
-    assert [r[1] for r in rows] == [s.completion_ids for g in samples for s in g]
-    assert [r[4] for r in rows] == [0.123, -1.0, 0.123, -1.0]  # the rewards settled this iteration
+    assert [r.completion_ids for r in rows] == [s.completion_ids for g in samples for s in g]
+    assert [r.reward for r in rows] == [0.123, -1.0, 0.123, -1.0]  # the rewards settled this iteration
     rollout.config.designer_training_delay = 5
     rows, trained, _ = _iteration(rollout, 2, [])
-    assert trained is None and all(not any(r[3]) for r in rows)
+    assert trained is None and all(not any(r.env_mask) for r in rows)
 
 
 def test_pending_designs_round_trip_the_checkpoint(rollout, tmp_path):
@@ -300,7 +300,7 @@ def test_delayed_designs_of_each_rank_stay_on_it(rollout):
     assert sorted(p["rank"] for p in rollout.state.pending_designs) == [0, 0, 0, 0, 1, 1, 1, 1]
     assert len(rollout.state.pending_samples) == 4  # its own tokens only
     rows, trained, _ = _iteration(rollout, 2, [])
-    assert trained == 1 and len(rows) == 4 and [r[0] for r in rows] == [[101], [101], [201], [201]]
+    assert trained == 1 and len(rows) == 4 and [r.prompt_ids for r in rows] == [[101], [101], [201], [201]]
 
 
 def test_resume_gives_committed_cards_back_their_checkpoint_stats(rollout, tmp_path):

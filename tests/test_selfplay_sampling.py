@@ -87,7 +87,8 @@ def test_each_designer_group_holds_distinct_designs(rollout, mode, monkeypatch):
     policy, fake = vllm_policy(mode, monkeypatch)
     G = rollout.config.num_generations
     with Progress(enabled=False).phase("designing") as phase:
-        designs, samples, prompts = rollout._design(policy, 3, 1, random.Random(7), phase)
+        drawn = rollout.design_stage.run(policy, 3, 1, random.Random(7), phase)
+    designs, prompts = drawn.designs, drawn.prompt_ids
     assert len(designs) == 3 * G and len(prompts) == 3
     for group in groups(designs, G):
         assert len({d.text for d in group}) == G, [d.text for d in group]
@@ -96,7 +97,7 @@ def test_each_designer_group_holds_distinct_designs(rollout, mode, monkeypatch):
     # and the iteration's RNG decides them: a replayed iteration designs the same programs
     replay, _ = vllm_policy(mode, monkeypatch)
     with Progress(enabled=False).phase("designing") as phase:
-        again, *_ = rollout._design(replay, 3, 1, random.Random(7), phase)
+        again = rollout.design_stage.run(replay, 3, 1, random.Random(7), phase).designs
     assert [d.text for d in again] == [d.text for d in designs]
 
 
@@ -108,7 +109,7 @@ def test_agent_groups_have_different_returns(rollout, mode, monkeypatch):
     policy, _ = vllm_policy(mode, monkeypatch)
     G = rollout.config.num_generations
     out = rollout._agent_groups(policy, 3, [], 1, random.Random(3))
-    rewards = [row[4] for row in out["rows"]]
+    rewards = [row.reward for row in out.rows]
     assert len(rewards) == 3 * G
     for group in groups(rewards, G):
         mean = sum(group) / G
@@ -185,7 +186,7 @@ def test_a_share_of_agent_tasks_always_comes_from_the_pool(rollout, monkeypatch)
     regret = rollout._measure_regret(policy, [design], 1, random.Random(5))
     assert len(regret) == 1
     out = rollout._agent_groups(policy, 4, regret * 6, 1, random.Random(3))  # more groups than tasks
-    assert out["regret_groups_used"] == 3
-    assert len(out["task_plays"]) == rollout.config.num_generations  # one pool task, G episodes
+    assert out.regret_groups_used == 3
+    assert len(out.task_plays) == rollout.config.num_generations  # one pool task, G episodes
     rollout.config.pool_task_share = 0.0
-    assert rollout._agent_groups(policy, 4, regret * 6, 1, random.Random(3))["regret_groups_used"] == 4
+    assert rollout._agent_groups(policy, 4, regret * 6, 1, random.Random(3)).regret_groups_used == 4

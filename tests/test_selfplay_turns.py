@@ -162,7 +162,7 @@ def test_padding_slots_carry_no_gradient_and_turns_get_the_episode_advantage(tin
     sample's advantage is its episode's GRPO advantage over the G episodes."""
     from spade_gym.selfplay.playing import _training_rows
     from spade_gym.selfplay.policy import TurnSample
-    from spade_gym.selfplay.rollout import trl_batch
+    from spade_gym.selfplay.rows import trl_batch
 
     model, tokenizer, _ = tiny
     T = 4
@@ -177,7 +177,7 @@ def test_padding_slots_carry_no_gradient_and_turns_get_the_episode_advantage(tin
     episodes = [([turn()], 1.0), ([turn(), turn(), turn()], 0.0)]
     rows = _training_rows(episodes, G, T, random.Random(0))
     assert len(rows) == T * G
-    padded = [i for i, row in enumerate(rows) if not row[1]]
+    padded = [i for i, row in enumerate(rows) if not row.completion_ids]
     assert len(padded) == T * G - 4
 
     def gradient(batch):
@@ -194,8 +194,9 @@ def test_padding_slots_carry_no_gradient_and_turns_get_the_episode_advantage(tin
         grads = torch.cat([p.grad.flatten() for p in trainer.model.parameters() if p.grad is not None])
         return grads, inputs["advantages"]
 
-    plain = trl_batch([(*row, "agent") for row in rows], tokenizer.pad_token_id)
-    junk = trl_batch([(*row, "agent") for row in rows], tokenizer.pad_token_id)
+    assert all(row.role == "agent" for row in rows)
+    plain = trl_batch(rows, tokenizer.pad_token_id)
+    junk = trl_batch(rows, tokenizer.pad_token_id)
     for i in padded:  # what a padding slot holds, as long as it is masked, must not matter
         junk["prompt_ids"][i] = [gen.randrange(5, 200) for _ in range(12)]
         junk["completion_ids"][i] = [gen.randrange(5, 200) for _ in range(7)]
@@ -282,15 +283,15 @@ def test_advantages_computed_by_self_play_replace_trls_where_given(tiny):
     designer rows and keeps TRL's for the rest."""
     from trl import GRPOTrainer
 
-    from spade_gym.selfplay.rollout import trl_batch
+    from spade_gym.selfplay.rows import TrainingRow, trl_batch
     from spade_gym.selfplay.trainer import SpadeGRPOTrainer
 
     _, tokenizer, _ = tiny
     eos = tokenizer.eos_token_id
     # two design groups of one skill (rewards 1, 0 | 0.5, 0.5) centred on the skill mean 0.5,
     # then two agent groups with TRL's own advantages
-    rows = [([5, 6], [7, eos], [0.0, 0.0], [1, 1], r, "designer", r - 0.5) for r in (1.0, 0.0, 0.5, 0.5)]
-    rows += [([5, 6], [8, eos], [0.0, 0.0], [1, 1], r, "agent") for r in (1.0, 0.0, 0.0, 0.0)]
+    rows = [TrainingRow([5, 6], [7, eos], [0.0, 0.0], [1, 1], r, "designer", r - 0.5) for r in (1.0, 0.0, 0.5, 0.5)]
+    rows += [TrainingRow([5, 6], [8, eos], [0.0, 0.0], [1, 1], r, "agent") for r in (1.0, 0.0, 0.0, 0.0)]
     batch = trl_batch(rows, tokenizer.pad_token_id)
 
     def advantages(trainer_class):
@@ -310,7 +311,7 @@ def test_stale_design_samples_are_importance_corrected_per_token(tiny):
     exp(current - sampling-time log-prob), truncated at TRL's clip (3), and every other row by 1."""
     import math
 
-    from spade_gym.selfplay.rollout import trl_batch
+    from spade_gym.selfplay.rows import TrainingRow, trl_batch
     from spade_gym.selfplay.trainer import STALE_RATIO, SpadeGRPOTrainer
 
     _, tokenizer, _ = tiny
@@ -322,10 +323,10 @@ def test_stale_design_samples_are_importance_corrected_per_token(tiny):
     # stale rows: drawn with log-probs lower by log 2 (ratio 2), higher by 1 (ratio e^-1), lower by
     # 5 (ratio e^5, truncated to 3); then one on-policy designer row and four agent rows
     shifts = [-math.log(2), 1.0, -5.0]
-    rows = [(prompt, c, [lp + shift for lp in logps], [1] * len(c), 0.0, "designer", a, True)
+    rows = [TrainingRow(prompt, c, [lp + shift for lp in logps], [1] * len(c), 0.0, "designer", a, stale=True)
             for c, logps, shift, a in zip(completions, current, shifts, (1.0, -0.5, 0.25))]
-    rows.append((prompt, completions[3], current[3], [1, 1], 0.0, "designer", -0.75))
-    rows += [(prompt, c, logps, [1] * len(c), 0.0, "agent", a) for c, logps, a in
+    rows.append(TrainingRow(prompt, completions[3], current[3], [1, 1], 0.0, "designer", -0.75))
+    rows += [TrainingRow(prompt, c, logps, [1] * len(c), 0.0, "agent", a) for c, logps, a in
              zip(completions, current, (0.5, -0.5, 1.0, -1.0))]
     batch = trl_batch(rows, tokenizer.pad_token_id)
     trainer.rollout_func = lambda prompts, trainer: batch

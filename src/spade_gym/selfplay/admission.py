@@ -34,7 +34,7 @@ class AdmissionStage(RolloutStage):
                                rng: random.Random, phase) -> None:
         config = self.config
         admission = self._admission(rng)
-        backend = "self-play" if config.designer == "policy" else "openai"
+        backend = self.designer.label
 
         def provenance(design: DesignResult) -> dict:
             # the designer model and the backend, nothing else

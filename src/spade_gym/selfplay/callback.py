@@ -77,7 +77,7 @@ class SpadeCallback(TrainerCallback):
 
         target = Path(args.output_dir) / f"checkpoint-{state.global_step}"
         config = self.rollout.config
-        if config.reward.designer_reward_delay and config.designer == "policy":
+        if config.reward.designer_reward_delay and self.rollout.designer.trains:
             target.mkdir(parents=True, exist_ok=True)
             path = target / samples_file(self.ranks.rank)
             tmp = path.with_name(path.name + ".tmp")

@@ -32,14 +32,12 @@ from __future__ import annotations
 from spade_gym.errors import SpadeError
 from spade_gym.selfplay.records import DesignResult, RolloutStage
 from spade_gym.selfplay.rewards import centre_per_skill, designer_reward, invalid_reward, window_win_rate
-
-#: (prompt, completion, logprobs, env_mask, reward, role, advantage[, stale: drawn by an older policy])
-DesignerRow = tuple
+from spade_gym.selfplay.rows import TrainingRow
 
 
 class DelayedDesignStage(RolloutStage):
     def _designer_rows(self, designs: list[DesignResult], design_samples: list, prompt_ids: list[list[int]],
-                       iteration: int, *, slots: int | None = None) -> tuple[list[DesignerRow], int | None]:
+                       iteration: int, *, slots: int | None = None) -> tuple[list[TrainingRow], int | None]:
         """The designer's training rows of this iteration (collective with a delay: every rank),
         and the iteration whose designs they train (None: no designer loss this iteration).
 
@@ -56,16 +54,16 @@ class DelayedDesignStage(RolloutStage):
                    for group, samples in enumerate(design_samples)
                    for design, sample in zip(designs[group * G:(group + 1) * G], samples)]
         slots = len(current) if slots is None else slots
-        padding: list[DesignerRow] = ([([], [], [], [], 0.0, "designer", None)] * (slots - len(current))
-                                      if len(current) < slots else [])
+        padding = [TrainingRow.padding("designer")] * max(0, slots - len(current))
         if delay == 0:
             # Before the designer's training starts (designer_training_delay), designs are
             # still sampled and scored but carry no loss.
             rows = []
             for prompt, s, d in current:
                 loss = train_designer and not self._dropped(d)
-                rows.append((prompt, s.completion_ids, s.logprobs, [1 if loss else 0] * len(s.completion_ids),
-                             None if self._dropped(d) else d.reward, "designer", d.advantage))
+                rows.append(TrainingRow(prompt, s.completion_ids, s.logprobs,
+                                        [1 if loss else 0] * len(s.completion_ids),
+                                        None if self._dropped(d) else d.reward, "designer", d.advantage))
             return rows + padding, iteration if train_designer and current else None
         self._keep_designs(current, designs, iteration)
         drawn = iteration - delay
@@ -77,15 +75,15 @@ class DelayedDesignStage(RolloutStage):
         mine = self._score_delayed(due)
         if not due:
             # Nothing drawn D iterations ago: the slots hold this iteration's designs (if any), no loss.
-            return ([(prompt, s.completion_ids, s.logprobs, [0] * len(s.completion_ids), d.reward, "designer", None)
-                     for prompt, s, d in current] + padding, None)
+            return ([TrainingRow(prompt, s.completion_ids, s.logprobs, [0] * len(s.completion_ids), d.reward,
+                                 "designer") for prompt, s, d in current] + padding, None)
         if not len(mine) == len(samples) == slots:
             raise SpadeError(f"rank {self.ranks.rank} holds {len(samples)} design samples of iteration {drawn} "
                              f"for {len(mine)} pending designs, and the designer has {slots} slots "
                              "(designer_groups, num_generations or the number of ranks changed during the run?)")
-        return ([(sample["prompt_ids"], sample["completion_ids"], sample["logprobs"],
-                  [1 if train_designer and reward is not None else 0] * len(sample["completion_ids"]), reward,
-                  "designer", advantage, True)
+        return ([TrainingRow(sample["prompt_ids"], sample["completion_ids"], sample["logprobs"],
+                             [1 if train_designer and reward is not None else 0] * len(sample["completion_ids"]),
+                             reward, "designer", advantage, stale=True)
                  for sample, (_, reward, advantage) in zip(samples, mine)], drawn if train_designer else None)
 
     def _dropped(self, design: DesignResult) -> bool:

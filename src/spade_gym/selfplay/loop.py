@@ -43,6 +43,7 @@ from typing import Any
 
 from spade_gym.errors import ConfigError
 from spade_gym.selfplay.config import SelfPlayConfig
+from spade_gym.selfplay.designers import make_designer
 from spade_gym.selfplay.run_directory import (
     STATE_FILE,
     latest_checkpoint,
@@ -170,7 +171,7 @@ def _ensure_warm_start(config: SelfPlayConfig, run_dir: Path, seed_entries, rank
         with progress.phase("building the tiny model and its tokenizer"):
             t = time.monotonic()
             # A served designer needs no designer lessons: only the agent is trained.
-            examples = warmstart.designer_examples(seed_entries, config) if config.designer == "policy" else []
+            examples = warmstart.designer_examples(seed_entries, config) if make_designer(config).trains else []
             examples += warmstart.agent_examples(seed_entries, config)
             warmstart.build_model(config, examples, model_dir)
             tokenizer = AutoTokenizer.from_pretrained(model_dir)

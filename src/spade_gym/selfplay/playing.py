@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from spade_gym.agents import EpisodeSpec, play_episodes
 from spade_gym.env.monitor import CONTRACT_ERROR_KIND
@@ -23,6 +24,7 @@ from spade_gym.selfplay.rewards import (
     remember_plays,
     window_win_rate,
 )
+from spade_gym.selfplay.rows import TrainingRow
 from spade_gym.selfplay.turns import layout_turn_samples
 
 #: Outcomes remembered per environment for the learning-potential weights.
@@ -30,8 +32,26 @@ OUTCOME_MEMORY = 32
 
 #: What the policy left of one episode: a whole-episode Trace, or its turns.
 Record = Trace | list[TurnSample]
-#: One training sample: prompt ids, completion ids, logprobs, env_mask, reward (None: a hung episode's).
-Row = tuple[list[int], list[int], list[float], list[int], float | None]
+
+
+@dataclass
+class AgentGroups:
+    """The agent's share of an iteration's batch (:meth:`PlayStage._agent_groups`)."""
+
+    #: The agent's training rows, padding slots included.
+    rows: list[TrainingRow]
+    #: Each trained episode's return.
+    returns: list[float | None]
+    #: Win (1.0) or loss of each pool task played on a seed-suite environment.
+    suite_wins: list[float]
+    #: The policy's generated tokens.
+    tokens: int
+    #: (environment, outcome) of every episode, for the learning-potential weights.
+    outcomes: list[tuple[str, float]]
+    #: (environment, outcome) of the pool tasks' episodes, for the win rates.
+    task_plays: list[tuple[str, float]]
+    #: The regret plays' groups trained as agent tasks.
+    regret_groups_used: int
 
 
 class PlayStage(RolloutStage):
@@ -204,7 +224,7 @@ class PlayStage(RolloutStage):
                 design.reward = everything.get(tuple(design.duplicate_of), invalid_reward(self.config.reward))
 
     def _agent_groups(self, policy: TokenPolicy, n_groups: int, regret_groups, iteration: int,
-                      rng: random.Random, *, n_tasks: int | None = None, n_pool: int | None = None) -> dict:
+                      rng: random.Random, *, n_tasks: int | None = None, n_pool: int | None = None) -> AgentGroups:
         """The agent's share of the batch: ``n_groups`` GRPO groups of slots, ``n_tasks`` tasks
         (default: as many as fit), of which at least ``n_pool`` are pool tasks (default: this
         rank's ``floor(pool_task_share x n_tasks)``; the rollout passes its share of the
@@ -265,9 +285,9 @@ class PlayStage(RolloutStage):
         rows = _training_rows(episodes, G, per_task, rng)
         # Slot groups no task fills (this rank's share is smaller than the largest, or n_groups
         # is not a multiple of turn_samples): padding.
-        rows += [([], [], [], [], 0.0)] * ((n_groups - n_tasks * per_task) * G)
-        return {"rows": rows, "returns": [r for _, r in episodes], "suite_wins": suite_wins, "tokens": tokens,
-                "outcomes": outcomes, "task_plays": task_plays, "regret_groups_used": used}
+        rows += [TrainingRow.padding()] * ((n_groups - n_tasks * per_task) * G)
+        return AgentGroups(rows=rows, returns=[r for _, r in episodes], suite_wins=suite_wins, tokens=tokens,
+                           outcomes=outcomes, task_plays=task_plays, regret_groups_used=used)
 
     @property
     def _drop_hung_episodes(self) -> bool:
@@ -310,14 +330,14 @@ def _policy_tokens(record: Record) -> int:
 
 
 def _training_rows(episodes: list[tuple[Record, float | None]], G: int, turn_slots: int,
-                   rng: random.Random) -> list[Row]:
-    """Training samples of consecutive groups of G episodes; per-turn records are laid out
-    turn-major (:func:`~spade_gym.selfplay.turns.layout_turn_samples`), padding as empty rows."""
-    rows: list[Row] = []
+                   rng: random.Random) -> list[TrainingRow]:
+    """The agent's training rows of consecutive groups of G episodes; per-turn records are laid
+    out turn-major (:func:`~spade_gym.selfplay.turns.layout_turn_samples`), padding as empty rows."""
+    rows: list[TrainingRow] = []
     traces = [(record, reward) for record, reward in episodes if isinstance(record, Trace)]
     if len(traces) == len(episodes):
         for trace, reward in traces:
-            rows.append((trace.prompt_ids, trace.completion_ids, trace.logprobs, trace.env_mask, reward))
+            rows.append(TrainingRow(trace.prompt_ids, trace.completion_ids, trace.logprobs, trace.env_mask, reward))
         return rows
     per_turn = [(record, reward) for record, reward in episodes if not isinstance(record, Trace)]
     if len(per_turn) != len(episodes):
@@ -325,9 +345,10 @@ def _training_rows(episodes: list[tuple[Record, float | None]], G: int, turn_slo
     groups = [per_turn[i:i + G] for i in range(0, len(per_turn), G)]
     for turn, reward in layout_turn_samples(groups, turn_slots, rng):
         if turn is None:
-            rows.append(([], [], [], [], reward))
+            rows.append(TrainingRow.padding(reward=reward))
         else:
-            rows.append((turn.prompt_ids, turn.completion_ids, turn.logprobs, [1] * len(turn.completion_ids), reward))
+            rows.append(TrainingRow(turn.prompt_ids, turn.completion_ids, turn.logprobs,
+                                    [1] * len(turn.completion_ids), reward))
     return rows
 
 

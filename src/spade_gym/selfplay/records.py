@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spade_gym.registry import Suite, SuiteEntry
 from spade_gym.selfplay.config import SelfPlayConfig
 from spade_gym.selfplay.distributed import Ranks
+
+if TYPE_CHECKING:  # designers.py builds DesignResults: a runtime import would be a cycle
+    from spade_gym.selfplay.designers import Designer
 
 
 def samples_file(rank: int) -> str:
@@ -81,8 +85,9 @@ class DesignResult:
 
 
 class RolloutStage:
-    """What every stage of :class:`~spade_gym.selfplay.rollout.SpadeRollout` reads and writes;
-    the rollout sets it up, each stage (design, admission, play) is a base class of it."""
+    """What the stages mixed into :class:`~spade_gym.selfplay.rollout.SpadeRollout` (admission,
+    play, delayed designs) read and write; the rollout sets it up. The design stage is an object
+    of its own (:class:`~spade_gym.selfplay.designing.DesignStage`)."""
 
     config: SelfPlayConfig
     run_dir: Path
@@ -91,5 +96,5 @@ class RolloutStage:
     seed_entries: list[SuiteEntry]
     state: RunState
     ranks: Ranks
-    targets: list[tuple[str, bool | None]]
+    designer: Designer
     env_seconds: float

@@ -47,12 +47,12 @@ from collections import Counter
 from pathlib import Path
 
 from spade_gym.errors import SpadeError
-from spade_gym.generate.prompts import skill_by_name
 from spade_gym.registry import Suite, SuiteEntry
 from spade_gym.selfplay.admission import AdmissionStage
 from spade_gym.selfplay.batch import batch_layout
 from spade_gym.selfplay.config import SelfPlayConfig
 from spade_gym.selfplay.delayed import DelayedDesignStage
+from spade_gym.selfplay.designers import make_designer
 from spade_gym.selfplay.designing import DesignStage
 from spade_gym.selfplay.distributed import Ranks
 from spade_gym.selfplay.generation import make_generator
@@ -60,11 +60,12 @@ from spade_gym.selfplay.playing import PlayStage, mean_or_none
 from spade_gym.selfplay.policy import TokenPolicy
 from spade_gym.selfplay.records import DesignResult, RunState
 from spade_gym.selfplay.rewards import designer_reward_scale
+from spade_gym.selfplay.rows import TrainingRow, trl_batch
 
-__all__ = ["DesignResult", "RunState", "SpadeRollout"]
+__all__ = ["DesignResult", "RunState", "SpadeRollout", "TrainingRow", "trl_batch"]
 
 
-class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
+class SpadeRollout(AdmissionStage, PlayStage, DelayedDesignStage):
     """The ``rollout_func``; one call is one self-play iteration's sampling on this rank."""
 
     def __init__(self, config: SelfPlayConfig, run_dir: Path, seed_entries: list[SuiteEntry], state: RunState,
@@ -80,15 +81,10 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
         self.state = state
         self.ranks = ranks or Ranks()
         self.progress = progress or Progress(enabled=False)
-        self.skills = config.skill_names()
-        #: (skill, multi_turn) targets in turn (a tool-use task always takes several turns);
-        #: "warmstart" uses the pairs the warm start taught.
-        self.targets: list[tuple[str, bool | None]] = [
-            (skill, True if skill_by_name(skill).kind == "tool-use" else None) for skill in self.skills]
-        if config.designer_targets == "warmstart":
-            from spade_gym.selfplay.warmstart import warm_start_targets
-
-            self.targets = list(warm_start_targets(seed_entries, config)) or self.targets
+        #: Who designs (the trained policy or a served model), and the stage that asks it.
+        self.designer = make_designer(config)
+        self.design_stage = DesignStage(config, self.designer, suite=self.suite, seed_entries=seed_entries,
+                                        ranks=self.ranks)
         self.last_metrics: dict = {}
         self.last_designs: list[DesignResult] = []
         self.rollout_finished = 0.0
@@ -103,7 +99,7 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
         G = config.num_generations
         if len(prompts) % G:
             raise SpadeError(f"{len(prompts)} prompt slots do not split into groups of {G}")
-        served = config.designer == "openai"
+        served = not self.designer.trains
         # The iteration's global sizes, this rank's share of them (selfplay/batch.py).
         share = batch_layout(config, self.ranks.world).share(self.ranks.rank)
         if len(prompts) != share.slot_groups * G:
@@ -115,8 +111,7 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
         n_design = share.design_groups if config.designs_at(iteration) else 0
         generator = make_generator(trainer, trainer.processing_class, loss_temperature=trainer.args.temperature)
         policy = TokenPolicy(generator, trainer.processing_class)
-        model_name = str(config.designer_model) if config.designer == "openai" else \
-            str(getattr(trainer.model, "name_or_path", "") or config.model)
+        model_name = self.designer.model_name(trainer)
         rng = random.Random(f"selfplay:{config.seed}:{self.ranks.rank}:{iteration}")
         timings = {}
         started = time.monotonic()
@@ -124,12 +119,8 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
         # One generation session per iteration: one ZeRO-3 gather / one vLLM wake-up.
         with generator.session():
             with self.progress.phase(f"iteration {iteration}: designing", total=n_design * G) as phase:
-                if served:
-                    designs, design_samples, prompt_ids = self._design_served(n_design, iteration, rng, phase,
-                                                                              offset=share.design_offset), [], []
-                else:
-                    designs, design_samples, prompt_ids = self._design(policy, n_design, iteration, rng, phase,
-                                                                       offset=share.design_offset)
+                drawn = self.design_stage.run(policy, n_design, iteration, rng, phase, offset=share.design_offset)
+                designs, design_samples, prompt_ids = drawn.designs, drawn.samples, drawn.prompt_ids
             timings["design_s"] = time.monotonic() - started
             t = time.monotonic()
             with self.progress.phase(f"iteration {iteration}: validating", total=len(designs)) as phase:
@@ -142,17 +133,17 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
                                                      capacity=share.regret_capacity)
                 agent = self._agent_groups(policy, share.agent_slot_groups, regret_groups, iteration, rng,
                                            n_tasks=share.agent_tasks, n_pool=share.pool_tasks)
-            self._settle_designer_rewards(designs, iteration, agent["task_plays"])
+            self._settle_designer_rewards(designs, iteration, agent.task_plays)
             timings["play_s"] = time.monotonic() - t
             timings["play_env_s"] = self.env_seconds
 
         rows, trained_designs_of = ([], None) if served else \
             self._designer_rows(designs, design_samples, prompt_ids, iteration, slots=share.design_slot_groups * G)
-        rows += [(*row, "agent") for row in agent["rows"]]
+        rows += agent.rows
         scale = self._scale_designer_advantages(rows) if config.reward.scale_designer_rewards else None
         out = trl_batch(rows, policy.tokenizer.pad_token_id)
 
-        self._remember_outcomes(agent["outcomes"])
+        self._remember_outcomes(agent.outcomes)
         valid = [d for d in designs if d.valid]
         regrets = [d.regret for d in valid if d.regret is not None]
         local = {
@@ -165,16 +156,16 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
             "designer_rewards": [d.reward for d in designs],
             "dropped_designs": sum(1 for d in designs if d.reward is None),
             "step_timeouts": sum(1 for d in designs if d.step_timeout),
-            "trained_designer_rewards": [row[4] for row in rows if row[5] == "designer" and any(row[3])],
+            "trained_designer_rewards": [row.reward for row in rows if row.role == "designer" and row.trained],
             "designer_trained_from": trained_designs_of,
-            "agent_returns": agent["returns"],
-            "suite_wins": agent["suite_wins"],
+            "agent_returns": agent.returns,
+            "suite_wins": agent.suite_wins,
             "registered": [d.env_id for d in valid],
-            "trained_regret_groups": agent["regret_groups_used"],
+            "trained_regret_groups": agent.regret_groups_used,
             "tokens_designer": sum(len(s.completion_ids) for g in design_samples for s in g),
-            "tokens_agent": agent["tokens"],
-            "agent_samples": len(agent["rows"]),
-            "agent_padding_samples": sum(1 for row in agent["rows"] if not row[1]),
+            "tokens_agent": agent.tokens,
+            "agent_samples": len(agent.rows),
+            "agent_padding_samples": sum(1 for row in agent.rows if not row.completion_ids),
             "samples": len(rows),
             **timings,
         }
@@ -194,20 +185,20 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
         return out
 
 
-    def _scale_designer_advantages(self, rows: list) -> float:
+    def _scale_designer_advantages(self, rows: list[TrainingRow]) -> float:
         """``reward.scale_designer_rewards`` (collective): the centred designer advantages times the
         iteration's trained agent samples per trained design sample (all ranks) times
         ``design_every``, capped; returns the factor. The rows are changed in place."""
         config = self.config
         counts = {"agent": 0, "designer": 0}
-        mine = [[role, sum(1 for row in rows if row[5] == role and any(row[3]))] for role in counts]
+        mine = [[role, sum(1 for row in rows if row.role == role and row.trained)] for role in counts]
         for role, n in self.ranks.gather(mine):
             counts[role] += n
         scale = designer_reward_scale(counts["agent"], counts["designer"], interval=config.design_every,
                                       cap=config.reward.max_designer_reward_scale)
         for i, row in enumerate(rows):
-            if row[5] == "designer" and len(row) > 6 and row[6] is not None:
-                rows[i] = (*row[:6], row[6] * scale, *row[7:])
+            if row.role == "designer" and row.advantage is not None:
+                rows[i] = row.with_advantage(row.advantage * scale)
         return scale
 
     def _start_iteration(self, iteration: int) -> None:
@@ -223,36 +214,6 @@ class SpadeRollout(DesignStage, AdmissionStage, PlayStage, DelayedDesignStage):
         self._refresh_frontier()
         self.ranks.barrier(what=f"the start of iteration {iteration} (the main process pushes the weights to the "
                                 "vLLM server and refreshes the frontier cards)")
-
-
-def trl_batch(rows, pad_id: int) -> dict[str, list]:
-    """``rollout_func``'s return value from (prompt, completion, logprobs, env_mask, reward,
-    role[, advantage[, stale]]) rows, in slot order. Where some row gives its advantage
-    (per-skill centring), ``spade_advantage`` carries it (NaN elsewhere); where some row was
-    drawn by an older policy (delayed designer rewards), ``spade_stale`` marks it; both for
-    :mod:`~spade_gym.selfplay.trainer`."""
-    out: dict[str, list] = {"prompt_ids": [], "completion_ids": [], "logprobs": [], "env_mask": [],
-                            "spade_reward": [], "spade_role": []}
-    advantages = [row[6] if len(row) > 6 else None for row in rows]
-    if any(a is not None for a in advantages):
-        out["spade_advantage"] = [float("nan") if a is None else float(a) for a in advantages]
-    stale = [bool(row[7]) if len(row) > 7 else False for row in rows]
-    if any(stale):
-        out["spade_stale"] = stale
-    for prompt, ids, logprobs, mask, reward, role, *_ in rows:
-        if not ids:
-            # Nothing was generated (the env failed before the first turn, or a per-turn
-            # padding slot): TRL needs one token per sample, so a padding token stands in,
-            # masked out of the loss.
-            ids, logprobs, mask = [pad_id], [0.0], [0]
-            prompt = prompt or [pad_id]
-        out["prompt_ids"].append(prompt)
-        out["completion_ids"].append(ids)
-        out["logprobs"].append(logprobs)
-        out["env_mask"].append(mask)
-        out["spade_reward"].append(reward)
-        out["spade_role"].append(role)
-    return out
 
 
 def _merge_rank_metrics(parts: list[dict], iteration: int, *, pool_size: int) -> dict:
