@@ -16,8 +16,9 @@ def _call(tool, args):
 
 
 class PrintQueueTriageEnv(ToolUseBaseEnv):
-    # difficulty -> (queued jobs, jobs of the departed user to cancel)
-    LEVELS = {"easy": (5, 0), "medium": (7, 1), "hard": (9, 3)}
+    # difficulty -> (queued jobs, jobs of the departed user to cancel); every level cancels
+    # something, so no level is one fixed call sequence a script can replay
+    LEVELS = {"easy": (5, 1), "medium": (7, 2), "hard": (9, 3)}
 
     def __init__(self, max_turns=14, difficulty="medium", **kwargs):
         self.difficulty = difficulty if difficulty in self.LEVELS else "medium"
