@@ -10,7 +10,7 @@ from rich.table import Table
 
 from spade_gym.contract import INJECTED_NAMES
 from spade_gym.sandbox.language import mathverify
-from spade_gym.validation.policies import make_policy
+from spade_gym.validation.baselines.zoo import make_baseline
 
 ROOT = Path(__file__).resolve().parent.parent
 BENIGN = ROOT / "tests" / "programs" / "benign"
@@ -38,15 +38,15 @@ def load_plain(source: str):
     return [c for c in classes if not any(o is not c and issubclass(o, c) for o in classes)][0]
 
 
-def plain_episode(env, seed: int, policy_spec: dict, max_steps: int) -> int:
+def plain_episode(env, seed: int, baseline_spec: dict, max_steps: int) -> int:
     """The validator's probe loop, in-process; returns the number of calls made."""
-    policy = make_policy(policy_spec, seed)
+    baseline = make_baseline(baseline_spec, seed)
     obs, _ = env.reset(seed=seed)
-    policy.begin(obs)
+    baseline.begin(obs)
     calls = 1
     for turn in range(max_steps):
-        solution = env.solution() if policy.needs_solution else None
-        obs, reward, terminated, truncated, info = env.step(policy.act(obs, turn, solution))
+        solution = env.solution() if baseline.needs_solution else None
+        obs, reward, terminated, truncated, info = env.step(baseline.act(obs, turn, solution))
         calls += 1
         if terminated or truncated:
             break

@@ -9,7 +9,7 @@ and reports the median and range):
 * per-call cost of a sandboxed ``step`` vs a bare round-trip of a small framed
   message between two processes over a socketpair (the floor of any process boundary),
   with the CPU each side spends per step (host from ``getrusage``, worker from /proc);
-* the validator's probe play (``validation.episodes.play``: host-side policies, lock-step
+* the validator's probe play (``validation.episodes.play``: host-side baselines, lock-step
   batches over 16 instances, every reply checked and recorded) through the sandbox vs
   the same ``play`` over plain in-process instances — the sandbox's cost for validation.
   The plain in-process loop without the validator's bookkeeping (the SPADE reference
@@ -223,17 +223,17 @@ class PlainInstances:
 
 
 def probe_throughput(source: str, seeds: list[int], max_steps: int) -> tuple[float, float, float]:
-    """Calls/s of the validator's probe play (random-numbers policy, 16 slots): through the
+    """Calls/s of the validator's probe play (random-numbers baseline, 16 slots): through the
     sandbox, over plain in-process instances, and the plain reference loop without the
     validator's bookkeeping."""
+    from spade_gym.validation.baselines.zoo import make_baseline
     from spade_gym.validation.episodes import Job, play
-    from spade_gym.validation.policies import make_policy
 
     slots = 16
-    policy = {"kind": "random_numbers", "low": 0, "high": 300}
+    baseline = {"kind": "random_numbers", "low": 0, "high": 300}
 
     def jobs(which):
-        return [Job(seed, "random_numbers", make_policy(policy, seed)) for seed in which]
+        return [Job(seed, "random_numbers", make_baseline(baseline, seed)) for seed in which]
 
     def calls(episodes) -> int:  # reset + solution + steps, as the loop sent them
         return sum(e.turns + 1 + (e.solution0 is not None) for e in episodes)
@@ -253,7 +253,7 @@ def probe_throughput(source: str, seeds: list[int], max_steps: int) -> tuple[flo
     in_process = timed_play(PlainInstances(cls, slots))
     env = cls()
     start = time.perf_counter()
-    plain_steps = sum(plain_episode(env, seed, policy, max_steps) for seed in seeds)
+    plain_steps = sum(plain_episode(env, seed, baseline, max_steps) for seed in seeds)
     reference = plain_steps / (time.perf_counter() - start)
     return sandboxed, in_process, reference
 

@@ -13,7 +13,7 @@ from spade_gym.agents.baselines import BASELINES, BaselinesAgent, _ToolPlay
 from spade_gym.cli import main
 from spade_gym.errors import ConfigError
 from spade_gym.evaluation import AgentConfig
-from spade_gym.validation.policies import SHORTCUT_BASELINES, TOOL_SHORTCUT_BASELINES
+from spade_gym.validation.baselines.zoo import SHORTCUT_BASELINES, TOOL_SHORTCUT_BASELINES
 
 
 def test_bisection_beats_a_higher_lower_game_and_copy_does_not(benign_suite):
@@ -77,7 +77,7 @@ def test_a_tool_use_env_is_dealt_the_tool_use_zoo():
     episodes = play_episodes(agent, [EpisodeSpec(_tool_env(), seed) for seed in range(8)])
     assert all(e.error is None for e in episodes)
     assert all(_speaks_tools(e) for e in episodes), [e.turns[:2] for e in episodes]
-    dealt = [type(agent._policies[i]).__name__ for i in range(len(TOOL_SHORTCUT_BASELINES))]
+    dealt = [type(agent._baselines[i]).__name__ for i in range(len(TOOL_SHORTCUT_BASELINES))]
     assert dealt == ["BlindScript", "ToolReplay", "ToolSweep", "ToolEnumerate"]
 
 

@@ -13,8 +13,8 @@ from spade_gym.sandbox import ProgramHandle
 from spade_gym.sandbox.call_results import Failed, Ok
 from spade_gym.sandbox.wire import protocol
 from spade_gym.sandbox.wire.replies import ResetResult, StepResult
+from spade_gym.validation.baselines.zoo import FixedActions
 from spade_gym.validation.episodes import BatchFailed, InFlight, Job, play
-from spade_gym.validation.policies import FixedActions
 
 PICKY = '''
 class PickyEnv:

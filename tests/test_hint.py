@@ -7,7 +7,8 @@ import pytest
 from conftest import GUESS_SOURCE
 
 from spade_gym import HintWrapper, SpadeEnv, privileged
-from spade_gym.errors import SpadeError
+from spade_gym.env import HintMode
+from spade_gym.errors import ConfigError, SpadeError
 
 
 def test_hint_appended_to_first_observation(benign_suite):
@@ -64,3 +65,28 @@ def test_hint_wrapper_on_source_env_without_card():
     obs, info = wrapped.reset(seed=0)
     assert info["hint"] is None and "HINT" not in obs
     wrapped.close()
+
+
+@pytest.mark.parametrize(("value", "mode"), [(False, HintMode.OFF), (None, HintMode.OFF), (True, HintMode.OBSERVATION),
+                                             ("observation", HintMode.OBSERVATION), ("info", HintMode.INFO),
+                                             (HintMode.INFO, HintMode.INFO)])
+def test_hint_mode_parses_every_user_facing_value(value, mode):
+    assert HintMode.parse(value) is mode
+    assert bool(mode) == (mode is not HintMode.OFF)
+
+
+@pytest.mark.parametrize("value", ["off", "Info", 1, 0, "", "yes"])
+def test_hint_mode_refuses_other_values(value):
+    with pytest.raises(ConfigError, match=r"hint must be False, True, 'observation' or 'info', got "):
+        HintMode.parse(value)
+
+
+def test_gym_make_takes_a_hint_mode(benign_suite):
+    env = gym.make(benign_suite["NumberHunt"], hint=HintMode.INFO)
+    obs, info = env.reset(seed=2)
+    assert "HINT" not in obs and info["hint"] == "Think step by step about the hidden rule."
+    env.close()
+    plain = gym.make(benign_suite["NumberHunt"], hint=HintMode.OFF)
+    obs, info = plain.reset(seed=2)
+    assert "HINT" not in obs and "hint" not in info
+    plain.close()

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from spade_gym.decoding import reveals
 from spade_gym.validation import ValidationConfig, validate_source
+from spade_gym.validation.baselines.base import Prior
 from spade_gym.validation.checks.agent_probes import (
     MIN_PROSE_WORDS,
     BoxedProse,
@@ -30,7 +31,6 @@ from spade_gym.validation.checks.agent_probes import (
     wrong_answer,
 )
 from spade_gym.validation.leaks import normalise
-from spade_gym.validation.policy_base import Prior
 
 SMALL = ValidationConfig(seeds=8, fuzz_examples=8, cost_samples=3, seed=11, long_run_resets=40)
 PLAIN_SEEDS = [0, 1, 7, 42, 1234]

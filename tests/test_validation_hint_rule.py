@@ -30,16 +30,16 @@ from spade_gym.env.wrappers import HINT_TEMPLATE, HintWrapper
 from spade_gym.errors import ConfigError
 from spade_gym.sandbox import ProgramHandle
 from spade_gym.validation import ValidationConfig, validate_source
-from spade_gym.validation.episodes import Job, play
-from spade_gym.validation.policies import (
+from spade_gym.validation.baselines.base import Baseline, Prior
+from spade_gym.validation.baselines.hinted import Hinted, HintMoves, recipes, shown_with_hint
+from spade_gym.validation.baselines.zoo import (
     HINT_BASELINES,
     SHORTCUT_BASELINES,
     TOOL_SHORTCUT_BASELINES,
     FixedActions,
-    make_policy,
+    make_baseline,
 )
-from spade_gym.validation.policies_hinted import Hinted, HintMoves, recipes, shown_with_hint
-from spade_gym.validation.policy_base import Policy, Prior
+from spade_gym.validation.episodes import Job, play
 
 SMALL = ValidationConfig(seeds=8, fuzz_examples=8, cost_samples=3, seed=11, long_run_resets=40)
 PLAIN_SEEDS = [0, 1, 7, 42, 1234]
@@ -224,7 +224,7 @@ def test_the_rule_plays_the_zoo_of_the_programs_kind_with_the_hint_shown():
 
 
 def _reading(zoo) -> list[str]:
-    return [k for k in zoo if make_policy({"kind": k}, 0).reads_observation]
+    return [k for k in zoo if make_baseline({"kind": k}, 0).reads_observation]
 
 
 def test_every_admission_path_judges_the_hint_the_same_way():
@@ -254,7 +254,7 @@ def test_config_names_the_unknown_hint_baseline():
 # ----------------------------------------------------------------------------- what a script sees
 
 
-class _Recorder(Policy):
+class _Recorder(Baseline):
     def __init__(self, rng=None):
         super().__init__(rng)
         self.seen: list[str] = []
@@ -293,12 +293,12 @@ class _StubEnv(gym.Env):
 ])
 def test_a_hinted_script_sees_the_first_observation_an_agent_sees(given_hint, method_hint, shown):
     inner = _Recorder()
-    policy = Hinted(random.Random(0), inner)
-    policy.offer_hint(given_hint, given=True)  # the host: the given hint first, at job creation...
-    policy.begin("the screen")
-    policy.offer_hint(method_hint)  # ...then hint() after reset, as SpadeEnv prefers it
-    policy.act("the screen", 0, None)
-    policy.act("feedback", 1, None)
+    baseline = Hinted(random.Random(0), inner)
+    baseline.offer_hint(given_hint, given=True)  # the host: the given hint first, at job creation...
+    baseline.begin("the screen")
+    baseline.offer_hint(method_hint)  # ...then hint() after reset, as SpadeEnv prefers it
+    baseline.act("the screen", 0, None)
+    baseline.act("feedback", 1, None)
     agent_sees = HintWrapper(_StubEnv(shown)).reset()[0] if shown else "the screen"
     assert inner.seen == [("begin", agent_sees), ("act", agent_sees), ("act", "feedback")]
     assert agent_sees == (HINT_TEMPLATE.format(observation="the screen", hint=shown) if shown else "the screen")
@@ -306,7 +306,7 @@ def test_a_hinted_script_sees_the_first_observation_an_agent_sees(given_hint, me
 
 
 def test_play_goes_on_when_every_live_episode_stops_at_once():
-    class Stops(Policy):
+    class Stops(Baseline):
         exhausted = False
 
         def begin(self, observation):
@@ -320,7 +320,7 @@ def test_play_goes_on_when_every_live_episode_stops_at_once():
         jobs = [Job(s, "stops", Stops(None)) for s in range(4)] + [Job(s, "fixed", FixedActions(None, ["1"]))
                                                                   for s in range(6)]
         episodes = play(handle, jobs, max_steps=3, slots=4, timeout_for=lambda n: 60.0)
-    assert [e.policy for e in episodes] == ["stops"] * 4 + ["fixed"] * 6
+    assert [e.baseline for e in episodes] == ["stops"] * 4 + ["fixed"] * 6
 
 
 # ----------------------------------------------------------------------------- the scripts, property-tested
@@ -358,16 +358,16 @@ def _prior(forms: list[str], seeds: int = 5) -> Prior:
        phrase=st.sampled_from(["The right order is {}.", "Play {} and you win", "Moves, in order: {}"]))
 def test_the_moves_a_hint_names_are_played_in_its_order(moves, form, phrase):
     prior = _prior([form] * 3)
-    policy = HintMoves(random.Random(0), prior)
-    policy.offer_hint(phrase.format(", then ".join(map(str, moves))))
-    policy.begin("Levers: " + " ".join(map(str, moves)))
-    played = [policy.act("", turn, None) for turn in range(len(moves))]
+    baseline = HintMoves(random.Random(0), prior)
+    baseline.offer_hint(phrase.format(", then ".join(map(str, moves))))
+    baseline.begin("Levers: " + " ".join(map(str, moves)))
+    played = [baseline.act("", turn, None) for turn in range(len(moves))]
     expected = [form.format(n) for n in moves]
     if form.startswith("<tool_call>"):  # the call is written anew, the same call
         played = [toolcalls.parse_action(a).calls for a in played]
         expected = [toolcalls.parse_action(a).calls for a in expected]
     assert played == expected
-    assert policy.act("", len(moves), None) == "" and policy.exhausted
+    assert baseline.act("", len(moves), None) == "" and baseline.exhausted
 
 
 @settings(max_examples=80)
@@ -375,10 +375,10 @@ def test_the_moves_a_hint_names_are_played_in_its_order(moves, form, phrase):
        kind=st.sampled_from([*HINT_BASELINES, "hinted:enumeration", "hinted:decode"]))
 def test_the_scripts_take_any_text(hint, screen, feedback, kind):
     prior = _prior(["\\boxed{{pull {}}}", "\\boxed{{{}}}"])
-    policy = make_policy({"kind": kind}, 1, prior)
-    policy.offer_hint(hint)
-    policy.begin(screen)
+    baseline = make_baseline({"kind": kind}, 1, prior)
+    baseline.offer_hint(hint)
+    baseline.begin(screen)
     for turn in range(4):
-        if policy.exhausted:
+        if baseline.exhausted:
             break
-        assert isinstance(policy.act(screen if turn == 0 else feedback, turn, None), str)
+        assert isinstance(baseline.act(screen if turn == 0 else feedback, turn, None), str)

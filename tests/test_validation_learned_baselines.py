@@ -2,7 +2,7 @@
 
 Keyword-reading baselines are defeated by phrasing: a guess-the-number game whose feedback repeats a
 log ("500->lower, 250->higher") validated with bisection at 0%, though bisection wins every episode.
-The learned baselines (``validation.policies_learned``, ``validation.feedback_model``) probe other
+The learned baselines (``validation.baselines.learned``, ``validation.feedback_model``) probe other
 seeds with guesses whose relation to the answer the host knows, learn what the feedback signals, and
 search on fresh seeds: ``bisection`` (above/below, warmer/colder, a bound the screen states),
 ``marks`` (codes and words under learned marks or counts), ``opponent`` (an n-gram model of the
@@ -34,11 +34,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from spade_gym.validation import CHECK_NAMES, ValidationConfig, validate_source
-from spade_gym.validation.feedback_marks import answer_form, mark_labels
-from spade_gym.validation.feedback_model import Bayes, new_part, units
-from spade_gym.validation.feedback_numeric import ScreenBound
-from spade_gym.validation.policies import SHORTCUT_BASELINES, make_policy
-from spade_gym.validation.policies_learned import (
+from spade_gym.validation.baselines.base import Prior, Transcript
+from spade_gym.validation.baselines.learned import (
     GUESS_PROBE,
     PLAN_PROBE,
     Bisection,
@@ -48,7 +45,10 @@ from spade_gym.validation.policies_learned import (
     probe_plan,
     training_specs,
 )
-from spade_gym.validation.policy_base import Prior, Transcript
+from spade_gym.validation.baselines.zoo import SHORTCUT_BASELINES, make_baseline
+from spade_gym.validation.feedback_marks import answer_form, mark_labels
+from spade_gym.validation.feedback_model import Bayes, new_part, units
+from spade_gym.validation.feedback_numeric import ScreenBound
 
 SMALL = ValidationConfig(seeds=8, fuzz_examples=8, cost_samples=3, seed=11, long_run_resets=40)
 #: Every check but novelty (which compares with the registered suites, nothing these programs vary).
@@ -299,8 +299,8 @@ def test_the_sound_twin_is_accepted(name):
 
 
 def test_the_learned_baselines_are_in_the_zoo_and_described():
+    from spade_gym.validation.baselines.zoo import DESCRIPTIONS
     from spade_gym.validation.checks.shortcut import REPAIRS
-    from spade_gym.validation.policies import DESCRIPTIONS
 
     for name in ("bisection", "marks", "opponent", "probe_plan"):
         assert name in SHORTCUT_BASELINES and name in DESCRIPTIONS and name in REPAIRS
@@ -315,16 +315,16 @@ def test_no_training_probes_are_played_for_a_zoo_without_learned_baselines():
 
 # ----------------------------------------------------------------------------- in-process simulations
 
-def _transcript(policy, game, seed: int, answer: str) -> Transcript:
-    """Play ``game`` (a generator taking actions, yielding observations) with ``policy``."""
+def _transcript(baseline, game, seed: int, answer: str) -> Transcript:
+    """Play ``game`` (a generator taking actions, yielding observations) with ``baseline``."""
     obs0 = next(game)
-    policy.begin(obs0)
+    baseline.begin(obs0)
     actions, observations = [], []
     obs, won = obs0, False
     for turn in itertools.count():
-        if policy.exhausted:
+        if baseline.exhausted:
             break
-        action = policy.act(obs, turn, answer if policy.needs_solution else None)
+        action = baseline.act(obs, turn, answer if baseline.needs_solution else None)
         actions.append(action)
         try:
             obs, won = game.send(action)
@@ -333,7 +333,7 @@ def _transcript(policy, game, seed: int, answer: str) -> Transcript:
         observations.append(obs)
         if won:
             break
-    return Transcript(seed, getattr(policy, "name", "policy"), answer, obs0, actions, observations, won)
+    return Transcript(seed, getattr(baseline, "name", "policy"), answer, obs0, actions, observations, won)
 
 
 def _trained_prior(make_game, answers: list[str]) -> Prior:
@@ -345,7 +345,7 @@ def _trained_prior(make_game, answers: list[str]) -> Prior:
     [spec] = [spec for spec in training_specs(episodes, SHORTCUT_BASELINES) if spec["kind"] == GUESS_PROBE]
     probes = []
     for seed, answer in enumerate(answers):
-        probe = make_policy({**spec, "answer": answer}, seed, base, run_seed=3)
+        probe = make_baseline({**spec, "answer": answer}, seed, base, run_seed=3)
         probe.name = probe_name(spec)
         probes.append(_transcript(probe, make_game(answer), seed, answer))
     return Prior(list(answers), episodes=episodes, probes=probes)
@@ -396,18 +396,18 @@ def test_learned_bisection_reads_any_phrasing(up, down, layout, seed):
     wins = 0
     for episode in range(6):
         answer = str(rng.randint(1, 1000))
-        policy = Bisection(random.Random(episode), prior)
-        assert policy.semantics is not None and policy.semantics.side is not None
-        wins += _transcript(policy, make(answer), 100 + episode, answer).won
+        baseline = Bisection(random.Random(episode), prior)
+        assert baseline.semantics is not None and baseline.semantics.side is not None
+        wins += _transcript(baseline, make(answer), 100 + episode, answer).won
     assert wins == 6
 
 
 def test_bisection_without_training_probes_keeps_the_keyword_reading():
     make = _numeric_game("go higher", "go lower", "bare", 12)
     prior = Prior([str(v) for v in (3, 500, 997, 250, 750)])
-    policy = Bisection(random.Random(0), prior)
-    assert policy.semantics is None
-    assert _transcript(policy, make("613"), 0, "613").won
+    baseline = Bisection(random.Random(0), prior)
+    assert baseline.semantics is None
+    assert _transcript(baseline, make("613"), 0, "613").won
     prior = _trained_prior(_numeric_game("↑", "↓", "bare", 12), ["3", "500", "997", "250", "750"])
     assert Bisection(random.Random(0), prior).semantics is not None
 
@@ -456,9 +456,9 @@ def test_marks_reads_any_mark_symbols_or_count_words(marks, per_position, seed):
     wins = 0
     for episode in range(4):
         answer = "".join(rng.choice("abcdef") for _ in range(4))
-        policy = MarkSearch(random.Random(episode), prior)
-        assert not policy.exhausted
-        wins += _transcript(policy, make(answer), 100 + episode, answer).won
+        baseline = MarkSearch(random.Random(episode), prior)
+        assert not baseline.exhausted
+        wins += _transcript(baseline, make(answer), 100 + episode, answer).won
     assert wins == 4
 
 
@@ -515,9 +515,9 @@ def test_opponent_model_learns_a_habit_whatever_the_moves_are_called(names, seed
     wins = 0
     for episode in range(4):
         game, _ = _duel(names, habit_for(rng.random()))
-        policy = OpponentModel(random.Random(episode), prior)
-        assert not policy.exhausted
-        wins += _transcript(policy, game(False), 100 + episode, "").won
+        baseline = OpponentModel(random.Random(episode), prior)
+        assert not baseline.exhausted
+        wins += _transcript(baseline, game(False), 100 + episode, "").won
     assert wins >= 3
 
 
@@ -591,10 +591,10 @@ def test_answer_forms():
 def test_every_zoo_baseline_plays_with_nothing_learned(name):
     """``spade-gym eval --agent baselines`` builds each baseline from what earlier episodes taught it
     (nothing, at first) and asks it for an action whatever ``exhausted`` says."""
-    policy = make_policy({"kind": name}, 0, Prior())
-    policy.begin("Guess a number from 1 to 10.")
-    assert isinstance(policy.act("Guess a number from 1 to 10.", 0, None), str)
-    assert isinstance(policy.act("Higher.", 1, None), str)
+    baseline = make_baseline({"kind": name}, 0, Prior())
+    baseline.begin("Guess a number from 1 to 10.")
+    assert isinstance(baseline.act("Guess a number from 1 to 10.", 0, None), str)
+    assert isinstance(baseline.act("Higher.", 1, None), str)
 
 
 def test_the_learning_caches_are_safe_across_validation_threads():

@@ -1,4 +1,4 @@
-"""Tool-use programs get a shortcut zoo that speaks tool calls (``validation.policies_tools``).
+"""Tool-use programs get a shortcut zoo that speaks tool calls (``validation.baselines.tools``).
 
 Every game baseline answers ``\\boxed{}``, which a tool-use program ignores, so before this zoo a
 tool-use program had no working shortcut check. Each program in ``tests/programs/tool_shortcut_*``
@@ -27,9 +27,8 @@ from hypothesis import strategies as st
 from spade_gym import toolcalls
 from spade_gym.errors import ConfigError
 from spade_gym.validation import ValidationConfig, validate_source
-from spade_gym.validation.config import DEFAULT_CONFIG
-from spade_gym.validation.policies import SHORTCUT_BASELINES, TOOL_SHORTCUT_BASELINES, make_policy
-from spade_gym.validation.policies_tools import (
+from spade_gym.validation.baselines.base import Prior
+from spade_gym.validation.baselines.tools import (
     _STOPWORDS,
     CallPlan,
     ToolReplay,
@@ -40,7 +39,8 @@ from spade_gym.validation.policies_tools import (
     rank_values,
     sources,
 )
-from spade_gym.validation.policy_base import Prior
+from spade_gym.validation.baselines.zoo import SHORTCUT_BASELINES, TOOL_SHORTCUT_BASELINES, make_baseline
+from spade_gym.validation.config import DEFAULT_CONFIG
 
 SMALL = ValidationConfig(seeds=8, fuzz_examples=8, cost_samples=3, seed=11, long_run_resets=40)
 #: The bad programs are judged by the checks that read what a script can do (the sound twins, which
@@ -250,14 +250,14 @@ def test_the_replay_rebinds_each_argument_to_the_value_written_in_the_same_place
     transcripts = [_transcript(*play(*other)) for other in others]
     prior = Prior(actions_by_turn=[[t[k][1] for t in transcripts] for k in range(3)], transcripts=transcripts)
     task, _ = play(*mine)
-    policy = ToolReplay(random.Random(0), prior)
-    policy.begin(task)
-    first = toolcalls.parse_action(policy.act(task, 0, None)).calls[0]
+    baseline = ToolReplay(random.Random(0), prior)
+    baseline.begin(task)
+    first = toolcalls.parse_action(baseline.act(task, 0, None)).calls[0]
     assert first.name == "find" and first.arguments == {"item": mine[1]}
-    second = toolcalls.parse_action(policy.act(f"Tool result:\norder {mine[1]} has ticket {mine[2]} pending", 1,
+    second = toolcalls.parse_action(baseline.act(f"Tool result:\norder {mine[1]} has ticket {mine[2]} pending", 1,
                                                None)).calls[0]
     assert second.name == "close" and second.arguments == {"ticket": mine[2]}
-    assert policy.act("Tool result:\nclosed, code ok", 2, None) == "<answer>ok</answer>"
+    assert baseline.act("Tool result:\nclosed, code ok", 2, None) == "<answer>ok</answer>"
 
 
 def test_the_replay_retries_an_error_with_the_next_binding_unless_the_tool_comes_again():
@@ -268,11 +268,11 @@ def test_the_replay_retries_an_error_with_the_next_binding_unless_the_tool_comes
                                                           (calls[1].replace("5", str(j)), "ok"), (calls[2], "")])
                    for q, j in (("beta", 3), ("gamma", 7), ("delta", 12))]
     prior = Prior(actions_by_turn=[[t[k][1] for t in transcripts] for k in range(3)], transcripts=transcripts)
-    policy = ToolReplay(random.Random(0), prior)
-    policy.begin(task)
-    assert toolcalls.parse_action(policy.act(task, 0, None)).calls[0].arguments == {"queue": "alpha"}
-    first = toolcalls.parse_action(policy.act("Tool result:\njobs 20 21", 1, None)).calls[0]
-    retry = toolcalls.parse_action(policy.act("Tool result:\nError: job 20 is running", 2, None)).calls[0]
+    baseline = ToolReplay(random.Random(0), prior)
+    baseline.begin(task)
+    assert toolcalls.parse_action(baseline.act(task, 0, None)).calls[0].arguments == {"queue": "alpha"}
+    first = toolcalls.parse_action(baseline.act("Tool result:\njobs 20 21", 1, None)).calls[0]
+    retry = toolcalls.parse_action(baseline.act("Tool result:\nError: job 20 is running", 2, None)).calls[0]
     assert (first.name, first.arguments, retry.name, retry.arguments) == ("stop", {"job": 20}, "stop", {"job": 21})
     plan = CallPlan(Prior(actions_by_turn=[[calls[0]], [calls[1]], [calls[0]]]))
     assert not plan.retry_on_error(0) and plan.retry_on_error(1)  # the privileged play calls list_jobs again
@@ -286,15 +286,15 @@ def test_the_sweep_calls_every_declared_tool_once_then_answers_what_came_back():
         "flag": {"description": "d", "parameters": {"type": "object", "properties": {
             "on": {"type": "boolean"}, "mode": {"type": "string", "enum": ["fast", "slow"]}}}},
     })
-    policy = ToolSweep(random.Random(0), Prior())
+    baseline = ToolSweep(random.Random(0), Prior())
     task = "Find the owner of the asset named orion-7."
-    policy.begin(task)
-    policy.see_tools(tools)
-    sent = [toolcalls.parse_action(policy.act(obs, turn, None)).calls[0]
+    baseline.begin(task)
+    baseline.see_tools(tools)
+    sent = [toolcalls.parse_action(baseline.act(obs, turn, None)).calls[0]
             for turn, obs in enumerate([task, "Tool result:\nno asset", "Tool result:\nowner is K-88"])]
     assert [c.name for c in sent] == ["lookup", "peek", "flag"]
     assert sent[2].arguments == {"on": True, "mode": "fast"}
-    answers = [policy.act(obs, 3 + i, None) for i, obs in enumerate(["Tool result:\nError calling flag: nope"] * 12)]
+    answers = [baseline.act(obs, 3 + i, None) for i, obs in enumerate(["Tool result:\nError calling flag: nope"] * 12)]
     assert "<answer>K-88</answer>" in answers and "<answer>nope</answer>" in answers
 
 
@@ -305,14 +305,14 @@ def test_the_scripts_never_raise_and_always_send_text(task, observations):
     prior = Prior(actions_by_turn=[[t[k][1] for t in transcripts] for k in range(2)] if transcripts else [],
                   transcripts=transcripts)
     for kind in TOOL_SHORTCUT_BASELINES:
-        policy = make_policy({"kind": kind}, 0, prior)
-        policy.begin(task)
-        if getattr(policy, "needs_tools", False):
-            policy.see_tools(observations)  # not a tool list: ignored
+        baseline = make_baseline({"kind": kind}, 0, prior)
+        baseline.begin(task)
+        if getattr(baseline, "needs_tools", False):
+            baseline.see_tools(observations)  # not a tool list: ignored
         for turn, obs in enumerate([task, *observations]):
-            if policy.exhausted:
+            if baseline.exhausted:
                 break
-            assert isinstance(policy.act(obs, turn, None), str)
+            assert isinstance(baseline.act(obs, turn, None), str)
 
 
 @given(st.text(max_size=400).filter(lambda t: t.strip()[:1] not in ("[", "{")))

@@ -33,6 +33,7 @@ import gymnasium as gym
 
 from spade_gym.adapters.datafiles import BenchmarkDataUnavailable, DataSpec, Rows, load_rows
 from spade_gym.contract import MAX_ACTION_CHARS
+from spade_gym.env.hint_mode import HintValue
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.env.wrappers import with_hint
 from spade_gym.errors import ConfigError, RegistryError
@@ -206,7 +207,7 @@ class BenchmarkEnv(gym.Env[str, str]):
         return None
 
 
-def make_benchmark_env(*, family: str, variant: str, hint: Any = False, **options: Any) -> gym.Env:
+def make_benchmark_env(*, family: str, variant: str, hint: HintValue = False, **options: Any) -> gym.Env:
     """Entry point of every benchmark id: ``gym.make("spade/aime-2025-v0", data_file="aime25.jsonl")``.
 
     The benchmarks have no hints: ``hint=True`` (eval's hint arm) only sets ``info["hint"]``."""

@@ -73,6 +73,7 @@ from spade_gym.adapters.bfcl_data import (  # re-exported: see __all__
     read_jsonl,
 )
 from spade_gym.contract import MAX_ACTION_CHARS, TOOL_USE_KIND
+from spade_gym.env.hint_mode import HintValue
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.env.wrappers import with_hint
 from spade_gym.errors import RegistryError, SpadeError
@@ -260,7 +261,7 @@ class BfclEnv(gym.Env[str, str]):
 
 
 
-def make_bfcl_env(*, category: str, hint: Any = False, show_tools: bool = True) -> gym.Env:
+def make_bfcl_env(*, category: str, hint: HintValue = False, show_tools: bool = True) -> gym.Env:
     """Entry point of every BFCL id. BFCL has no hints: ``hint=True`` (eval's hint arm) only sets ``info["hint"]``."""
     env: gym.Env
     if category in MULTI_TURN_CATEGORIES:

@@ -56,6 +56,7 @@ from spade_gym.adapters.reasoning_gym_levels import (  # re-exported: see __all_
 )
 from spade_gym.agents.base import extract_boxed
 from spade_gym.contract import MAX_ACTION_CHARS
+from spade_gym.env.hint_mode import HintValue
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.env.wrappers import with_hint
 from spade_gym.errors import ConfigError, RegistryError
@@ -363,7 +364,7 @@ class ReasoningGymEnv(gym.Env[str, str]):
         return None
 
 
-def make_rg_env(*, task: str, hint: Any = False, config: dict[str, Any] | None = None,
+def make_rg_env(*, task: str, hint: HintValue = False, config: dict[str, Any] | None = None,
                 difficulty: str | None = None) -> gym.Env:
     """Entry point of every adapter id: ``gym.make("spade/rg-<task>-v0", difficulty="hard")``.
 

@@ -63,6 +63,7 @@ from spade_gym.adapters.tau2_data import (  # re-exported: see __all__
 )
 from spade_gym.adapters.tau2_user import USER_STOP_MARKERS, UserSimulator, user_stopped
 from spade_gym.contract import MAX_ACTION_CHARS, TOOL_USE_KIND
+from spade_gym.env.hint_mode import HintValue
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.env.wrappers import with_hint
 from spade_gym.errors import ConfigError, RegistryError, SpadeError
@@ -328,7 +329,7 @@ def _reason(verdict: dict[str, Any]) -> str:
     return "; ".join(parts) or "tau2's checks failed"
 
 
-def make_tau2_env(*, domain: str, hint: Any = False, **options: Any) -> gym.Env:
+def make_tau2_env(*, domain: str, hint: HintValue = False, **options: Any) -> gym.Env:
     """Entry point of every tau2 id. tau2 has no hints: ``hint=True`` (eval's hint arm) only sets ``info["hint"]``."""
     return with_hint(Tau2Env(domain, **options), hint)
 

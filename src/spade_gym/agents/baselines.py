@@ -1,9 +1,9 @@
 """The validator's shortcut zoo as an agent: ``spade-gym eval --agent baselines``.
 
 Each episode is played by one no-reasoning baseline of the zoo the validator probes its kind
-with: a game by :data:`~spade_gym.validation.policies.SHORTCUT_BASELINES`, a tool-use
+with: a game by :data:`~spade_gym.validation.baselines.zoo.SHORTCUT_BASELINES`, a tool-use
 environment (the driver hands its episodes ``tools``, as ``info["tools"]``) by
-:data:`~spade_gym.validation.policies.TOOL_SHORTCUT_BASELINES`, whose scripts speak
+:data:`~spade_gym.validation.baselines.zoo.TOOL_SHORTCUT_BASELINES`, whose scripts speak
 ``<tool_call>``/``<answer>`` and read the tool schemas (a ``\\boxed{}`` answer is ignored there).
 ``--model NAME`` picks one baseline of either zoo (a name the episode's kind has no use for is
 a :class:`~spade_gym.errors.ConfigError`); without it the episodes are dealt to their zoo in
@@ -34,14 +34,14 @@ from spade_gym import toolcalls
 from spade_gym.agents.base import ActRequest, AgentReply
 from spade_gym.env.wrappers import privileged
 from spade_gym.errors import ConfigError
-from spade_gym.validation.policies import (
+from spade_gym.validation.baselines.base import Transcripts
+from spade_gym.validation.baselines.zoo import (
     SHORTCUT_BASELINES,
     TOOL_SHORTCUT_BASELINES,
-    Policy,
+    Baseline,
     Prior,
-    make_policy,
+    make_baseline,
 )
-from spade_gym.validation.policy_base import Transcripts
 
 #: Every name ``--model`` accepts: the game zoo, then the tool-use zoo's own.
 BASELINES: tuple[str, ...] = tuple(dict.fromkeys(SHORTCUT_BASELINES + TOOL_SHORTCUT_BASELINES))
@@ -78,7 +78,7 @@ class BaselinesAgent:
         self.baseline = baseline
         self.name = f"baselines-{baseline}" if baseline else "baselines"
         self.seed = seed
-        self._policies: dict[int, Policy] = {}
+        self._baselines: dict[int, Baseline] = {}
         #: env id -> episode id -> answers per turn (privileged, read for *other* episodes only).
         self._answers: dict[str, dict[int, list[str]]] = defaultdict(dict)
         #: env id -> episode id -> a tool-use episode's solution and play (for *other* episodes only).
@@ -140,21 +140,21 @@ class BaselinesAgent:
         replies = []
         for request in requests:
             key = self._env_key(request)
-            policy = self._policies.get(request.episode_id)
-            if policy is None or request.turn == 0:
+            baseline = self._baselines.get(request.episode_id)
+            if baseline is None or request.turn == 0:
                 prior = self._prior(key, request.episode_id) if request.tools is None else \
                     self._tool_prior(key, request.episode_id)
-                policy = make_policy({"kind": self._kind(request, key)}, request.episode_id, prior,
-                                     run_seed=self.seed)
-                policy.begin(request.observation)
-                if request.tools is not None and getattr(policy, "needs_tools", False):
-                    policy.see_tools(request.tools)  # type: ignore[attr-defined]
-                self._policies[request.episode_id] = policy
-            action = policy.act(request.observation, request.turn, None)
+                baseline = make_baseline({"kind": self._kind(request, key)}, request.episode_id, prior,
+                                       run_seed=self.seed)
+                baseline.begin(request.observation)
+                if request.tools is not None and getattr(baseline, "needs_tools", False):
+                    baseline.see_tools(request.tools)  # type: ignore[attr-defined]
+                self._baselines[request.episode_id] = baseline
+            action = baseline.act(request.observation, request.turn, None)
             if request.tools is None:
                 replies.append(AgentReply(action))
                 continue
-            if policy.exhausted:
+            if baseline.exhausted:
                 # a script with nothing left to send ends its episode (truncated), rather than
                 # spending a turn on an empty reply's format error
                 replies.append(AgentReply("", extra={"stop": True}))
@@ -166,7 +166,7 @@ class BaselinesAgent:
         return replies
 
     def close(self) -> None:
-        self._policies.clear()
+        self._baselines.clear()
 
 
 __all__ = ["BASELINES", "BaselinesAgent"]

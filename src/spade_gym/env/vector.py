@@ -26,6 +26,7 @@ from gymnasium.vector.utils import batch_space
 from spade_gym.contract import MAX_ACTION_CHARS, TOOL_USE_KIND, program_kind
 from spade_gym.env import episode
 from spade_gym.env.episode import ERROR_OBSERVATION
+from spade_gym.env.hint_mode import HintValue
 from spade_gym.env.monitor import ContractMonitor, Violation
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.errors import ConfigError, SandboxError
@@ -42,12 +43,12 @@ class SpadeVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, *, source: str, num_workers: int | None = None, max_turns: int | None = None,
-                 limits=None, hint: Any = False, fallback_max_turns: int | None = None, card: Any = None,
+                 limits=None, hint: HintValue = False, fallback_max_turns: int | None = None, card: Any = None,
                  screen_baseline: tuple[int, int] | None = None,
                  on_violation: Callable[[Violation], None] | None = None, **program_kwargs):
         from spade_gym.sandbox import DEFAULT_LIMITS, ProgramHandle
 
-        if hint:
+        if hint:  # any hint asked for (a malformed one too): this env shows none
             raise ConfigError("hints are not supported by the batched vector env; use "
                               "gym.make_vec(id, vectorization_mode='sync', hint=True)")
         if not isinstance(source, str):

@@ -6,12 +6,13 @@ from typing import Any
 
 import gymnasium as gym
 
-from spade_gym.errors import ConfigError, SandboxError, SpadeError
+from spade_gym.env.hint_mode import HintMode, HintValue
+from spade_gym.errors import SandboxError, SpadeError
 
 #: How the hint is shown to the agent (the SPADE reference format).
 HINT_TEMPLATE = "{observation}\n\nHINT: {hint}"
 #: Where :class:`HintWrapper` puts the hint.
-HINT_PLACES = ("observation", "info")
+HINT_PLACES = (HintMode.OBSERVATION.value, HintMode.INFO.value)
 
 
 def _spade_env(env: gym.Env):
@@ -96,19 +97,13 @@ class HintWrapper(gym.Wrapper):
         return obs, info
 
 
-def hint_place(hint: Any) -> str | None:
-    """Where ``gym.make(id, hint=...)`` puts the hint: ``False``/``None`` nowhere,
-    ``True`` (or ``"observation"``) in the first observation, ``"info"`` in info only."""
-    if hint is None or hint is False:
-        return None
-    if hint is True:
-        return "observation"
-    if isinstance(hint, str) and hint in HINT_PLACES:
-        return hint
-    raise ConfigError(f"hint must be False, True, 'observation' or 'info', got {hint!r}")
+def hint_place(hint: HintValue) -> str | None:
+    """Where ``gym.make(id, hint=...)`` puts the hint (``None``: nowhere), see :meth:`HintMode.parse`."""
+    mode = HintMode.parse(hint)
+    return mode.value if mode else None
 
 
-def with_hint(env: gym.Env, hint: Any) -> gym.Env:
-    """``env`` wrapped as ``hint`` asks (see :func:`hint_place`)."""
-    place = hint_place(hint)
-    return env if place is None else HintWrapper(env, where=place)
+def with_hint(env: gym.Env, hint: HintValue) -> gym.Env:
+    """``env`` wrapped as ``hint`` asks (a :class:`HintMode`, or a user-facing value it parses)."""
+    mode = HintMode.parse(hint)
+    return HintWrapper(env, where=mode.value) if mode else env

@@ -39,7 +39,8 @@ from openenv.core.env_server import Action, Environment, Observation, State, cre
 from openenv.core.env_server.types import EnvironmentMetadata
 from pydantic import Field
 
-from spade_gym.errors import SandboxError, SpadeError
+from spade_gym.env.hint_mode import HintMode
+from spade_gym.errors import ConfigError, SandboxError, SpadeError
 from spade_gym.integrations.openenv_auth import PUBLIC_PATHS, TOKEN_ENV_VAR, SpadeEnvClient, TokenGate
 
 if TYPE_CHECKING:  # gymnasium is imported when a session first builds its env
@@ -191,7 +192,11 @@ class SpadeSessionEnv(Environment):
         self._episode_id = str(episode_id) if episode_id is not None else str(uuid.uuid4())
         self._env_id, self._seed, self._steps, self._started, self._done = env_id, seed, 0, True, True
         try:
-            env = self._make(env_id, difficulty, hint)
+            mode = HintMode.parse(hint)
+        except ConfigError as exc:
+            raise ServeError(str(exc)) from exc
+        try:
+            env = self._make(env_id, difficulty, mode)
         except SandboxError as exc:  # the program did not even load: that episode is over, nothing else
             from spade_gym.env.episode import ERROR_OBSERVATION, error_info
 
@@ -243,7 +248,7 @@ class SpadeSessionEnv(Environment):
             raise EpisodeStateError("this session has ended (idle past the server's timeout, or closed): "
                                     "open a new WebSocket connection")
 
-    def _make(self, env_id: str, difficulty: str | None, hint: Any):
+    def _make(self, env_id: str, difficulty: str | None, hint: HintMode):
         import gymnasium as gym
 
         key = (env_id, difficulty, hint)

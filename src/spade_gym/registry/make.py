@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
@@ -19,6 +19,9 @@ from spade_gym.errors import ConfigError
 from spade_gym.registry.card import Card
 from spade_gym.registry.registration import OVERRIDE_ENV_VAR, OVERRIDE_KWARG, warn_suite
 from spade_gym.registry.suite import CARD_FILE, SuiteEntry, check_dirname
+
+if TYPE_CHECKING:
+    from spade_gym.env.hint_mode import HintValue
 
 #: Keyword arguments of ``gym.make(id, ...)`` that spade-gym itself takes (the rest go to
 #: the program, and only those the card declares are accepted).
@@ -93,7 +96,7 @@ def monitoring(entry: SuiteEntry, program: dict[str, Any]) -> dict[str, Any]:
     return {"screen_baseline": baseline, "on_violation": on_violation}
 
 
-def make_env(*, env_dir: str, hint: Any = False, **options: Any) -> gym.Env:
+def make_env(*, env_dir: str, hint: HintValue = False, **options: Any) -> gym.Env:
     """Entry point of every registered id: ``gym.make(id, hint=True, difficulty="hard", ...)``."""
     from spade_gym.env import SpadeEnv, with_hint
 

@@ -13,7 +13,7 @@ from typing import Any
 from spade_gym.contract import TOOL_USE_KIND
 from spade_gym.errors import ConfigError
 from spade_gym.sandbox.limits import Limits
-from spade_gym.validation.policies import HINT_BASELINES, SHORTCUT_BASELINES, TOOL_SHORTCUT_BASELINES
+from spade_gym.validation.baselines.zoo import HINT_BASELINES, SHORTCUT_BASELINES, TOOL_SHORTCUT_BASELINES
 from spade_gym.validation.stats import Rule
 
 
@@ -31,7 +31,7 @@ def fatal_check_names() -> tuple[str, ...]:
     return tuple(spec.name for spec in registered() if spec.fatal)
 
 
-#: Cheap agents a sound environment must beat (see ``spade_gym.validation.policies``).
+#: Cheap agents a sound environment must beat (see ``spade_gym.validation.baselines.zoo``).
 DEFAULT_BASELINES: tuple[dict[str, Any], ...] = (
     {"kind": "random_numbers", "low": 0, "high": 100},
     {"kind": "random_words"},
@@ -69,17 +69,17 @@ class ValidationConfig:
     #: baseline that never wins is cleared against the 15% limit at the confidence below (the
     #: upper bound of 0 wins in 16 is 14.5%), so a sound game needs no second look.
     baseline_seeds: int = 16
-    #: Baseline policies for the non-triviality check (probe specs, see ``validation.policies``).
+    #: Baseline policies for the non-triviality check (probe specs, see ``validation.baselines.zoo``).
     baseline_policies: tuple[dict[str, Any], ...] = DEFAULT_BASELINES
     #: Highest win rate a baseline may reach (the SPADE reference's random-guess threshold).
     max_baseline_win_rate: float = 0.15
     #: The shortcut zoo run by the ``shortcut`` and ``levels`` checks, at every level.
     shortcut_baselines: tuple[str, ...] = SHORTCUT_BASELINES
     #: The zoo of tool-use programs (they ignore ``\\boxed{}``, which every game baseline sends):
-    #: scripts that replay, sweep and enumerate tool calls (``validation.policies_tools``).
+    #: scripts that replay, sweep and enumerate tool calls (``validation.baselines.tools``).
     tool_shortcut_baselines: tuple[str, ...] = TOOL_SHORTCUT_BASELINES
     #: The hint rule (the ``hint_rule`` check): the zoo a program's kind gets, replayed with the hint
-    #: shown, plus these hint-reading scripts (``validation.policies_hinted``), at every level, against
+    #: shown, plus these hint-reading scripts (``validation.baselines.hinted``), at every level, against
     #: ``max_shortcut_win_rate`` with the same confidence rule. A hint may help a reasoning agent; it
     #: must not let a script win (in self-play a hint that makes the game mechanical is free regret).
     hint_baselines: tuple[str, ...] = HINT_BASELINES

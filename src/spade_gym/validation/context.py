@@ -33,10 +33,10 @@ from spade_gym.contract import DEFAULT_MAX_TURNS, GAME_KIND, TOOL_USE_KIND, prog
 from spade_gym.errors import SandboxError
 from spade_gym.sandbox import ProgramHandle
 from spade_gym.validation import deadlines, sampling
+from spade_gym.validation.baselines.zoo import SHORTCUT_BASELINES, Prior, label, make_baseline
 from spade_gym.validation.config import ValidationConfig
 from spade_gym.validation.deadlines import Abort, DeadlineHit, Deadlines
 from spade_gym.validation.episodes import Job, ProbeEpisode
-from spade_gym.validation.policies import SHORTCUT_BASELINES, Prior, label, make_policy
 from spade_gym.validation.sampling import ORACLE, prior_for
 
 #: The baseline replayed in a fresh worker by the determinism check (covers wrong-answer paths).
@@ -97,7 +97,8 @@ class Context(Deadlines):
 
     source: Any
     config: ValidationConfig
-    hint: Any = None
+    #: The designer's hint text given with the program (what it says, not a :class:`~spade_gym.env.HintMode`).
+    hint: str | None = None
     suite: Any = None
     details: dict = field(default_factory=dict)
     handle: ProgramHandle | None = None
@@ -118,7 +119,7 @@ class Context(Deadlines):
     level_errors: dict = field(default_factory=dict)
     _handles: list = field(default_factory=list)
     _proven: set = field(default_factory=set)
-    #: Episodes played past the cached probes for the rate checks: (level key, policy) -> seed -> episode.
+    #: Episodes played past the cached probes for the rate checks: (level key, baseline) -> seed -> episode.
     _extra: dict = field(default_factory=dict)
     #: Inside :meth:`with_deadline_retry` (nested probes leave the retry to the outermost).
     _retrying: bool = False
@@ -205,28 +206,28 @@ class Context(Deadlines):
             spec = {**spec, "kind": "tool_oracle"}
         jobs = []
         for seed in seeds:
-            policy = make_policy(spec, seed, (priors or {}).get(seed), run_seed=self.run_seed)
+            baseline = make_baseline(spec, seed, (priors or {}).get(seed), run_seed=self.run_seed)
             # A hinted script gets the hint as an agent does: hint() after reset, else the given one;
             # its solution() after reset tells the hint rule where the hint states the answer outright.
-            if policy.reads_hint:
-                policy.offer_hint(self.hint if isinstance(self.hint, str) else None, given=True)
-            jobs.append(Job(seed, kind, policy, track_solution=kind in ("oracle", "actions"),
-                            ask_hint=kind == "oracle" or policy.reads_hint,
-                            first_solution=kind in SOLUTION_RECORDED or policy.reads_hint))
+            if baseline.reads_hint:
+                baseline.offer_hint(self.hint if isinstance(self.hint, str) else None, given=True)
+            jobs.append(Job(seed, kind, baseline, track_solution=kind in ("oracle", "actions"),
+                            ask_hint=kind == "oracle" or baseline.reads_hint,
+                            first_solution=kind in SOLUTION_RECORDED or baseline.reads_hint))
         return jobs
 
-    def play_policies(self, handle: ProgramHandle, specs: dict[str, dict], seeds: list[int], *, max_steps: int,
-                      what: str, priors: dict[int, Prior] | None = None) -> dict[str, list[ProbeEpisode]]:
-        """Several policies on the same seeds in one lock-step run; episodes by policy name."""
+    def play_baselines(self, handle: ProgramHandle, specs: dict[str, dict], seeds: list[int], *, max_steps: int,
+                        what: str, priors: dict[int, Prior] | None = None) -> dict[str, list[ProbeEpisode]]:
+        """Several baselines on the same seeds in one lock-step run; episodes by baseline name."""
         jobs: list[Job] = []
         for name, spec in specs.items():
             for job in self.jobs(spec, seeds, priors=priors):
-                job.policy_name = name
+                job.name = name
                 jobs.append(job)
         episodes = self.play(handle, jobs, max_steps=max_steps, what=what)
         out: dict[str, list[ProbeEpisode]] = {name: [] for name in specs}
         for episode in episodes:
-            out[episode.policy].append(episode)
+            out[episode.baseline].append(episode)
         return out
 
     # ------------------------------------------------------------------ cached probes of the main worker
@@ -245,10 +246,10 @@ class Context(Deadlines):
             jobs = self.jobs(ORACLE, self.seeds)
             for name, spec in self.baseline_specs().items():
                 for job in self.jobs(spec, self.stream(self.config.baseline_seeds)):
-                    job.policy_name = name
+                    job.name = name
                     jobs.append(job)
             played = self.play(self.main, jobs, max_steps=self.turn_limit, what="probing")
-            self._probes["main"] = {name: [e for e in played if e.policy == name]
+            self._probes["main"] = {name: [e for e in played if e.baseline == name]
                                     for name in ("oracle", *self.baseline_specs())}
         return self._probes["main"]
 
@@ -265,8 +266,8 @@ class Context(Deadlines):
             self.fresh_handle = handle or self.open_handle()
             jobs = self.jobs(ORACLE, self.seeds) + self.jobs(REPLAY_BASELINE, self.shortcut_seeds)
             played = self.play(self.fresh_handle, jobs, max_steps=self.turn_limit, what="probing a fresh worker")
-            self.fresh_episodes = {"oracle": [e for e in played if e.policy == "oracle"],
-                                   "random_words": [e for e in played if e.policy == "random_words"]}
+            self.fresh_episodes = {"oracle": [e for e in played if e.baseline == "oracle"],
+                                   "random_words": [e for e in played if e.baseline == "random_words"]}
         return self.fresh_episodes
 
     # ------------------------------------------------------------------ levels
@@ -313,18 +314,18 @@ class Context(Deadlines):
             jobs = self.jobs(ORACLE, seeds)
             for name, spec in self.baseline_specs().items():
                 for job in self.jobs(spec, cheap_seeds):
-                    job.policy_name = name
+                    job.name = name
                     jobs.append(job)
             played = self.play(handle, jobs, max_steps=limit, what=f"difficulty={level!r}")
-            oracle = window = [e for e in played if e.policy == "oracle"]
-            baselines = {name: [e for e in played if e.policy == name] for name in self.baseline_specs()}
+            oracle = window = [e for e in played if e.baseline == "oracle"]
+            baselines = {name: [e for e in played if e.baseline == name] for name in self.baseline_specs()}
         # the learned baselines' training probes (feedback semantics) come before the zoo plays
         training = sampling.training_probes(self, level, window, handle=handle, limit=limit)
         priors = {seed: prior_for(seed, window, training) for seed in seeds}
         # each kind of program has its own zoo: a tool-use program ignores every boxed answer
-        shortcuts = self.play_policies(handle, {name: {"kind": name} for name in self.config.zoo(self.kind)},
-                                       seeds, max_steps=limit, priors=priors,
-                                       what=f"shortcut baselines{'' if level is None else f' at difficulty={level!r}'}")
+        where = '' if level is None else f' at difficulty={level!r}'
+        shortcuts = self.play_baselines(handle, {name: {"kind": name} for name in self.config.zoo(self.kind)},
+                                        seeds, max_steps=limit, priors=priors, what=f"shortcut baselines{where}")
         probes = LevelProbes(level, handle, max_turns, oracle, baselines, shortcuts, limit)
         self._levels[level] = probes
         return probes
@@ -334,8 +335,8 @@ class Context(Deadlines):
     def prior_window(self, level: str | None) -> list[ProbeEpisode]:
         return sampling.prior_window(self, level)
 
-    def sample(self, level: str | None, policy: str, count: int) -> list[ProbeEpisode]:
-        return sampling.sample(self, level, policy, count)
+    def sample(self, level: str | None, baseline: str, count: int) -> list[ProbeEpisode]:
+        return sampling.sample(self, level, baseline, count)
 
     def samples(self, level: str | None, wanted: Mapping[str, int]) -> dict[str, list[ProbeEpisode]]:
         return sampling.samples(self, level, wanted)

@@ -109,11 +109,11 @@ def machine_state() -> str:
 
 def pristine_copy(jobs: list[Job]) -> list[Job]:
     """Deep copies of ``jobs`` made before they are played (a deadline retry replays them from
-    scratch). The policies' RNGs are copied through their state: ``copy.deepcopy`` of a
+    scratch). The baselines' RNGs are copied through their state: ``copy.deepcopy`` of a
     ``random.Random`` copies its 625-word state one int at a time, which cost more than the play."""
     memo: dict[int, Any] = {}
     for job in jobs:
-        rng = getattr(job.policy, "rng", None)
+        rng = getattr(job.baseline, "rng", None)
         if type(rng) is random.Random and id(rng) not in memo:
             clone = random.Random()
             clone.setstate(rng.getstate())
@@ -243,7 +243,7 @@ class Deadlines:
         """Play jobs lock-step; raise :class:`Abort` if the program hangs, crashes or is too slow.
 
         A deadline hit is not counted yet: the jobs are played again from scratch (fresh copies of
-        their policies) in a restarted worker with longer deadlines, once (:meth:`with_deadline_retry`)."""
+        their baselines) in a restarted worker with longer deadlines, once (:meth:`with_deadline_retry`)."""
         retriable = self.deadline_scale(handle) == 1.0 and self.config.deadline_retry_factor > 1
         spare = pristine_copy(jobs) if retriable and not self._retrying else None
         attempts = iter([jobs, spare])
@@ -279,7 +279,7 @@ class Deadlines:
             assert error is not None
             abort = Abort(f"{what}, seed {episode.seed}, turn {episode.error_turn}: {describe_error(error)}",
                           {"kind": error.kind, "lineno": error.lineno, "seed": episode.seed,
-                           "turn": episode.error_turn, "policy": episode.policy,
+                           "turn": episode.error_turn, "policy": episode.baseline,
                            "action": episode.error_action})
             if error.kind == "timeout":
                 raise DeadlineHit(abort) from None

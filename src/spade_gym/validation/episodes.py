@@ -1,7 +1,7 @@
 """Probe episodes driven from the host, in lock-step.
 
-The host owns every decision: it picks each action with a host-side policy
-(:mod:`spade_gym.validation.policies`), sends it through :class:`ProgramHandle`, receives
+The host owns every decision: it picks each action with a host-side baseline
+(:mod:`spade_gym.validation.baselines.zoo`), sends it through :class:`ProgramHandle`, receives
 each ``reset``/``step``/``solution``/``hint`` result as the handle decoded and checked it
 (:class:`~spade_gym.sandbox.call_results.Ok` or ``Failed``), and records it in an
 :class:`ProbeEpisode` whose verdicts (won, ended, digest) it computes itself. A program
@@ -26,7 +26,7 @@ from spade_gym.errors import ProtocolError, SandboxError
 from spade_gym.sandbox import ProgramHandle
 from spade_gym.sandbox.call_results import CallResult, Failed, Ok
 from spade_gym.sandbox.wire import protocol as p
-from spade_gym.validation.policies import Policy
+from spade_gym.validation.baselines.base import Baseline
 
 #: Error kinds that mean the program hung, crashed or exhausted a limit (validation stops).
 FATAL_KINDS = frozenset({"timeout", "memory", "cpu", "crash", "internal", "unavailable"})
@@ -51,7 +51,7 @@ class ProbeEpisode:
     """One probe episode as the host saw it."""
 
     seed: int
-    policy: str
+    baseline: str
     obs0: str | None = None
     info0: dict = field(default_factory=dict)
     solution0: str | None = None
@@ -107,11 +107,11 @@ class ProbeEpisode:
 
 @dataclass
 class Job:
-    """One episode to play: a seed and a fresh policy for it."""
+    """One episode to play: a seed, the name it is recorded under, and a fresh baseline for it."""
 
     seed: int
-    policy_name: str
-    policy: Policy
+    name: str
+    baseline: Baseline
     #: Ask ``solution()`` before every action (the oracle needs it).
     track_solution: bool = False
     #: Ask ``solution()`` right after ``reset()`` (recorded as ``solution0``); implied by
@@ -179,12 +179,12 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
         plan: list[tuple[_Slot, str]] = []
         for slot in live:
             if slot.job is None:
-                while pending and pending[-1][1].policy.exhausted:
-                    pending.pop()  # a policy with nothing left to send (a consumed fuzz feed)
+                while pending and pending[-1][1].baseline.exhausted:
+                    pending.pop()  # a baseline with nothing left to send (a consumed fuzz feed)
                 if not pending:
                     continue
                 number, job = pending.pop()
-                slot.job, slot.episode, slot.solution = job, ProbeEpisode(job.seed, job.policy_name), None
+                slot.job, slot.episode, slot.solution = job, ProbeEpisode(job.seed, job.name), None
                 order[id(slot.episode)] = number
                 items.append(p.Reset(slot.index, job.seed))
                 plan.append((slot, "reset"))
@@ -197,12 +197,12 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
                 continue
             episode, job = slot.episode, slot.job
             assert episode is not None
-            if job.policy.exhausted:
+            if job.baseline.exhausted:
                 episode.max_steps_reached = True
                 done[order.pop(id(episode))] = episode
                 slot.job = slot.episode = None
                 continue
-            action = job.policy.act(slot.obs, episode.turns, slot.solution)
+            action = job.baseline.act(slot.obs, episode.turns, slot.solution)
             slot.pending_action = action
             items.append(p.Step(slot.index, action))
             plan.append((slot, "step"))
@@ -223,7 +223,7 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
         for (slot, call), result in zip(plan, results):
             _absorb(slot, call, result)
         for slot, call in plan:
-            if call == "reset" and slot.job is not None and getattr(slot.job.policy, "needs_tools", False):
+            if call == "reset" and slot.job is not None and getattr(slot.job.baseline, "needs_tools", False):
                 _give_tools(handle, slot, timeout_for)
         for slot in live:
             episode = slot.episode
@@ -242,12 +242,12 @@ def play(handle: ProgramHandle, jobs: list[Job], *, max_steps: int, slots: int,
 
 def _give_tools(handle: ProgramHandle, slot: _Slot, timeout_for: Callable[[int], float]) -> None:
     """A tool-use agent gets the episode's schemas with the task (``info["tools"]``): asked right
-    after the reset, for the policies that read them (a batch carries no ``get_tools()``)."""
+    after the reset, for the baselines that read them (a batch carries no ``get_tools()``)."""
     episode, job = slot.episode, slot.job
     if episode is None or job is None or episode.error is not None or episode.obs0 is None:
         return
     try:
-        job.policy.see_tools(handle.tools(slot.index, timeout=timeout_for(1)))  # type: ignore[attr-defined]
+        job.baseline.see_tools(handle.tools(slot.index, timeout=timeout_for(1)))  # type: ignore[attr-defined]
     except SandboxError as exc:
         episode.error, episode.error_turn = exc, 0
 
@@ -269,7 +269,7 @@ def _absorb(slot: _Slot, call: str, result: CallResult) -> None:
             obs, info = value
             episode.obs0, episode.info0, slot.obs = obs[:KEPT_CHARS * 4], info, obs
             episode.absorb(obs, info)
-            job.policy.begin(obs)
+            job.baseline.begin(obs)
         elif call == "solution":
             solution = value
             slot.solution = solution
@@ -277,7 +277,7 @@ def _absorb(slot: _Slot, call: str, result: CallResult) -> None:
                 episode.solution0 = solution
         elif call == "hint":
             episode.hint0 = value
-            job.policy.offer_hint(episode.hint0)  # a hinted script sees it as an agent would
+            job.baseline.offer_hint(episode.hint0)  # a hinted script sees it as an agent would
         else:
             obs, reward, terminated, truncated, info = value
             episode.steps.append(ProbeStep(slot.pending_action, obs[:KEPT_CHARS], reward, terminated, truncated, info,

@@ -12,9 +12,9 @@ import re
 from math import comb
 from typing import TYPE_CHECKING, Any
 
+from spade_gym.validation.baselines.zoo import FixedActions, make_baseline
 from spade_gym.validation.episodes import Job
 from spade_gym.validation.messages import boundary_pattern
-from spade_gym.validation.policies import FixedActions, make_policy
 
 if TYPE_CHECKING:
     from spade_gym.validation.context import Context, LevelProbes
@@ -53,7 +53,7 @@ def readers_against_chance(ctx: Context, levels: list[tuple[str | None, LevelPro
         return None
     level, probes = found
     zoo = list(probes.shortcuts)
-    readers = [b for b in zoo if make_policy({"kind": b}, 0).reads_observation]
+    readers = [b for b in zoo if make_baseline({"kind": b}, 0).reads_observation]
     chance = [b for b in zoo if b not in readers]
     if not readers or not chance:
         return None
@@ -131,7 +131,7 @@ def legal_move_feedback(ctx: Context, seeds: list[int], answers: dict[int, str |
                                    for seed in seeds], max_steps=ctx.turn_limit, what="fixed probes")
     responses: dict[int, dict] = {seed: {} for seed in seeds}
     for episode in played:
-        move = firsts[int(episode.policy.split(":")[1])]
+        move = firsts[int(episode.baseline.split(":")[1])]
         responses[episode.seed][("move", move)] = _response(episode.steps[0] if episode.steps else None, move)
     for episode in sequence:
         for turn, step in enumerate(episode.steps):

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from spade_gym.validation.baselines.base import Transcript
 from spade_gym.validation.feedback_model import (
     MIN_EXAMPLES,
     MIN_SEEDS,
@@ -28,7 +29,6 @@ from spade_gym.validation.feedback_model import (
     part_numbers,
     unbox,
 )
-from spade_gym.validation.policy_base import Transcript
 
 # ----------------------------------------------------------------------------- sequence answers
 

@@ -16,7 +16,7 @@ reads and fits with:
 
 What numeric feedback says is :mod:`spade_gym.validation.feedback_numeric`, what marks on codes
 and words say :mod:`spade_gym.validation.feedback_marks`; the baselines that follow them on fresh
-seeds are :mod:`spade_gym.validation.policies_learned` and :mod:`spade_gym.validation.policies_moves`.
+seeds are :mod:`spade_gym.validation.baselines.learned` and :mod:`spade_gym.validation.baselines.moves`.
 Everything here is a pure function of the training transcripts, so a probe run replays exactly.
 """
 
@@ -33,7 +33,7 @@ from typing import Any
 
 from spade_gym.decoding.decoders import spelled
 from spade_gym.decoding.text import normal_form
-from spade_gym.validation.policy_base import Transcript
+from spade_gym.validation.baselines.base import Transcript
 
 #: Characters of an observation read (screens of validated programs are far shorter).
 MAX_CHARS = 8000
@@ -283,7 +283,7 @@ STUMP_ACCURACY = 0.95
 
 def fingerprint(transcripts: Sequence[Transcript]) -> tuple:
     """A content key for transcripts (what learning from them is cached by)."""
-    return tuple((t.seed, t.policy, t.solution, tuple(t.actions), hash(tuple(t.observations)), hash(t.obs0))
+    return tuple((t.seed, t.baseline, t.solution, tuple(t.actions), hash(tuple(t.observations)), hash(t.obs0))
                  for t in transcripts)
 
 

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
+from spade_gym.validation.baselines.base import Transcript
 from spade_gym.validation.feedback_model import (
     MIN_EXAMPLES,
     MIN_SEEDS,
@@ -33,7 +34,6 @@ from spade_gym.validation.feedback_model import (
     screen_numbers,
     unbox,
 )
-from spade_gym.validation.policy_base import Transcript
 
 
 def _compare(a: float, b: float) -> str:
@@ -106,7 +106,7 @@ def numeric_examples(transcripts: Iterable[Transcript]) -> list[NumericExample]:
     return out
 
 
-#: Held-out accuracy a learned reading needs before a policy follows it.
+#: Held-out accuracy a learned reading needs before a baseline follows it.
 MIN_ACCURACY = 0.85
 
 

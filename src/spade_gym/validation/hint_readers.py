@@ -1,8 +1,8 @@
 """What the hint rule's scripts share: the hint offered as an agent gets it, the hinted screen.
 
-:class:`HintReader` is a policy the host offers each episode's hint (the hint given with the program,
+:class:`HintReader` is a baseline the host offers each episode's hint (the hint given with the program,
 then ``hint()``'s text after ``reset``, which wins, as ``SpadeEnv`` shows it); as a *control* it is shown
-no hint and reads the first screen in its place. :class:`Hinted` plays any policy on the hinted screen.
+no hint and reads the first screen in its place. :class:`Hinted` plays any baseline on the hinted screen.
 :class:`ReadsForms` adds the action forms of other seeds a script reads moves through.
 """
 
@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from spade_gym.validation.baselines.base import Baseline, Prior
 from spade_gym.validation.hint_text import TEXT_CHARS, Forms, answer_form, prior_actions, shown_with_hint, tokens_of
-from spade_gym.validation.policy_base import Policy, Prior
 
 #: Where a script's turns end when nothing is left to try (the episode stops there: a loss).
 NOTHING = ""
 
 
-class HintReader(Policy):
-    """A policy that plays with the hint: the host asks the program's ``hint()`` after ``reset`` and
+class HintReader(Baseline):
+    """A baseline that plays with the hint: the host asks the program's ``hint()`` after ``reset`` and
     offers it (after offering the hint given with the program: ``hint()`` text wins, as in ``SpadeEnv``).
 
     As a *control* (``control:<kind>``) it is shown no hint and reads the first screen in its place
@@ -67,11 +67,11 @@ class HintReader(Policy):
 
 
 class Hinted(HintReader):
-    """*hinted*: any policy playing with the hint shown: its first observation is the hinted screen
+    """*hinted*: any baseline playing with the hint shown: its first observation is the hinted screen
     (``HINT_TEMPLATE``), later ones are what the program sends (an agent's later observations carry no
     hint; a script that pools what it saw keeps the hint's tokens, as an agent keeps its context)."""
 
-    def __init__(self, rng, inner: Policy):
+    def __init__(self, rng, inner: Baseline):
         super().__init__(rng)
         self.inner = inner
         self._started = False

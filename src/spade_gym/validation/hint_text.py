@@ -3,7 +3,7 @@
 A script learns from other seeds how the privileged policy writes its moves (``\\boxed{pull 37}``, a
 tool call with an argument, an ``<answer>``): the fixed text, with *slots* where the moves differ
 (:class:`Form`). A window of a hint's tokens that fits a form's slots is a move the hint names
-(:class:`Forms`). Shared by the hint rule's scripts (:mod:`spade_gym.validation.policies_hinted`).
+(:class:`Forms`). Shared by the hint rule's scripts (:mod:`spade_gym.validation.baselines.hinted`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 
 from spade_gym import toolcalls
 from spade_gym.env.wrappers import HINT_TEMPLATE
+from spade_gym.validation.baselines.base import Prior
 from spade_gym.validation.observations import as_number, boxed
-from spade_gym.validation.policy_base import Prior
 
 #: Characters of a hint or a screen a script reads (beyond, a model would not read either).
 TEXT_CHARS = 20_000

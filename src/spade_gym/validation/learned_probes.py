@@ -1,7 +1,7 @@
 """Training probes: episodes on other seeds of a level whose actions are chosen knowing the answer,
-so the learned baselines (:mod:`spade_gym.validation.policies_learned`,
-:mod:`spade_gym.validation.policies_moves`) can learn what a program's feedback means before they
-play fresh seeds; and what every learned baseline reads off a :class:`~spade_gym.validation.policy_base.Prior`
+so the learned baselines (:mod:`spade_gym.validation.baselines.learned`,
+:mod:`spade_gym.validation.baselines.moves`) can learn what a program's feedback means before they
+play fresh seeds; and what every learned baseline reads off a :class:`~spade_gym.validation.baselines.base.Prior`
 (the other seeds' answers, their probes).
 
 :func:`training_specs` says which probes a program needs (judged once from the training seeds'
@@ -15,10 +15,10 @@ import statistics
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+from spade_gym.validation.baselines.base import Baseline, Prior, Transcript
 from spade_gym.validation.feedback_marks import answer_form
 from spade_gym.validation.feedback_model import as_float, cached, screen_numbers, unbox
 from spade_gym.validation.observations import all_candidates, as_number, boxed, render_number
-from spade_gym.validation.policy_base import Policy, Prior, Transcript
 
 GUESS_PROBE = "train_guess"
 PLAN_PROBE = "train_plan"
@@ -43,17 +43,17 @@ def integral(solutions: Sequence[str]) -> bool:
 
 def probes_of(prior: Prior, kind: str, serving: str | None = None) -> list[Transcript]:
     """The training probes of ``kind`` in a prior, those played for the baseline ``serving`` if given
-    (a probe's policy name lists whom it serves: ``train_guess:bisection+marks``)."""
+    (a probe's baseline name lists whom it serves: ``train_guess:bisection+marks``)."""
     out = []
     for t in prior.probes:
-        name, _, served = t.policy.partition(":")
+        name, _, served = t.baseline.partition(":")
         if name == kind and (serving is None or serving in served.split("+")):
             out.append(t)
     return out
 
 
 def probe_name(spec: dict) -> str:
-    """The policy name a training probe's episodes carry: its kind and the baselines it serves."""
+    """The baseline name a training probe's episodes carry: its kind and the baselines it serves."""
     return f"{spec['kind']}:{'+'.join(spec.get('serves', ()))}"
 
 
@@ -96,7 +96,7 @@ def training_specs(episodes: Sequence[Transcript], zoo: Sequence[str]) -> list[d
     return specs
 
 
-class GuessProbe(Policy):
+class GuessProbe(Baseline):
     """A training probe that knows the answer: numeric guesses above and below it, near and far
     (what ``bisection`` learns from), and sequences with a chosen number of positions right, some
     elements moved elsewhere (what ``marks`` learns from), alternating where both apply."""
@@ -173,7 +173,7 @@ class GuessProbe(Policy):
         return form.join(guess)
 
 
-class PlanProbe(Policy):
+class PlanProbe(Baseline):
     """A training probe that plays the fixed plan, then stops (its feedback is what is learned)."""
 
     def __init__(self, rng, prior: Prior | None = None, plan: Sequence[str] = (), serves: Sequence[str] = ()):

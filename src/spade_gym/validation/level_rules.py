@@ -110,7 +110,7 @@ def settle_paired(rule: Rule, first: Mapping[K, int],
                   slack: float) -> dict[K, PairedOrder]:
     """:func:`judge_paired` for several orders; ``measure({key: seeds})`` returns ``(ahead, behind, n)``
     on the first ``seeds`` seeds of the stream, playing what it lacks (the uncertain orders only, in
-    one run). An order whose paired seeds cannot grow (nothing more to play, or nothing the policy
+    one run). An order whose paired seeds cannot grow (nothing more to play, or nothing the baseline
     plays) is decided on what there is, as at the cap."""
     seeds = dict(first)
     counts = dict(measure(dict(seeds)))

@@ -34,10 +34,10 @@ from typing import Any
 
 from spade_gym.errors import SandboxError
 from spade_gym.sandbox import Limits, ProgramHandle
+from spade_gym.validation.baselines.zoo import CopyEvery, Empty, Oracle, RandomWords
 from spade_gym.validation.episodes import Job, play
 from spade_gym.validation.fingerprint import Fingerprint, entry_fingerprint, fingerprint, similarity
 from spade_gym.validation.observations import HIGHER_FEEDBACK, LOWER_FEEDBACK, NUMBER, shape
-from spade_gym.validation.policies import CopyEvery, Empty, Oracle, RandomWords
 
 #: Seeds of the behaviour probe: the same for every program, so signatures compare.
 BEHAVIOUR_SEEDS = (101, 202, 303, 404)
@@ -71,7 +71,7 @@ def _answer_kind(solutions: list[str]) -> str:
 
 
 def signature_from(episodes: dict[str, list], max_turns: int | None) -> dict[str, Any]:
-    """A behaviour signature from probe episodes by policy (oracle, random_words, copy_every, empty)."""
+    """A behaviour signature from probe episodes by baseline (oracle, random_words, copy_every, empty)."""
     oracle = episodes.get("oracle", [])
     wrong = [e for e in episodes.get("random_words", []) if e.steps]
     solutions = [e.solution0 for e in oracle if e.solution0]
@@ -83,7 +83,7 @@ def signature_from(episodes: dict[str, list], max_turns: int | None) -> dict[str
 
     shapes = Counter(shape(s) for s in solutions)
     transcript = hashlib.sha256(json.dumps(sorted(
-        [e.policy, e.seed, e.obs0, e.solution0, [[s.action, s.obs, s.reward, s.terminated, s.truncated]
+        [e.baseline, e.seed, e.obs0, e.solution0, [[s.action, s.obs, s.reward, s.terminated, s.truncated]
                                                   for s in e.steps]]
         for policy_episodes in episodes.values() for e in policy_episodes), default=str).encode()).hexdigest()
     return {
@@ -123,10 +123,10 @@ def behaviour_signature(source: str, *, limits: Limits = _LIMITS, kwargs: dict |
             max_turns = handle.info.get("max_turns") or 10
             episodes = play(handle, jobs, max_steps=min(max_turns, 100) + 2, slots=handle.count,
                             timeout_for=lambda n: limits.call_timeout * 2 + 0.25 * n)
-        by_policy: dict[str, list] = {}
+        by_baseline: dict[str, list] = {}
         for e in episodes:
-            by_policy.setdefault(e.policy, []).append(e)
-        signature = signature_from(by_policy, max_turns)
+            by_baseline.setdefault(e.baseline, []).append(e)
+        signature = signature_from(by_baseline, max_turns)
     except (SandboxError, Exception):  # noqa: BLE001 - an unplayable program has no behaviour to compare
         signature = None
     with _lock:

@@ -1,7 +1,7 @@
 """What a no-reasoning script reads off an observation: boxed examples, tokens and numbers
 to copy, higher/lower feedback, the coarse shape of an answer.
 
-Shared by the probe policies (:mod:`spade_gym.validation.policies`), the fuzz inputs and
+Shared by the probe baselines (:mod:`spade_gym.validation.baselines.zoo`), the fuzz inputs and
 the novelty check's behaviour fingerprint, so all three read a screen the same way. Besides
 what is written, a script copies what is *spelled*: every reading :mod:`spade_gym.decoding`
 takes off the screen ("4821" from "MMMMDCCCXXI", "４８２１" or "1284, reversed") comes after

@@ -1,6 +1,6 @@
 """More probe seeds for the rate checks (see :mod:`spade_gym.validation.stats`).
 
-A rate check that cannot decide on its first look asks for the same policy's episodes on
+A rate check that cannot decide on its first look asks for the same baseline's episodes on
 more seeds of the run's seed stream (:func:`samples`); what the cached probes lack is
 played in one lock-step run on the level's worker and kept, so a check pays only for the seeds
 it adds and a run with a fixed seed replays them exactly.
@@ -11,23 +11,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from spade_gym.validation.baselines.base import Transcript, Transcripts
+from spade_gym.validation.baselines.learned import GUESS_PROBE, answer_of, probe_name, training_specs
+from spade_gym.validation.baselines.zoo import Prior, make_baseline
 from spade_gym.validation.episodes import Job, ProbeEpisode
-from spade_gym.validation.policies import Prior, make_policy
-from spade_gym.validation.policies_learned import GUESS_PROBE, answer_of, probe_name, training_specs
-from spade_gym.validation.policy_base import Transcript, Transcripts
 
 if TYPE_CHECKING:
     from spade_gym.validation.context import Context, LevelProbes
 
 #: The privileged policy's probe spec.
 ORACLE = {"kind": "oracle"}
-#: A rate's episodes: (difficulty level, or None for the program's default; policy name).
+#: A rate's episodes: (difficulty level, or None for the program's default; baseline name).
 Key = tuple[str | None, str]
 
 
 def transcript(episode: ProbeEpisode) -> Transcript:
-    """An episode as the plain data a policy may learn from."""
-    return Transcript(episode.seed, episode.policy, episode.solution0, episode.obs0 or "", episode.actions,
+    """An episode as the plain data a baseline may learn from."""
+    return Transcript(episode.seed, episode.baseline, episode.solution0, episode.obs0 or "", episode.actions,
                       [step.obs for step in episode.steps], episode.won)
 
 
@@ -52,7 +52,7 @@ def training_probes(ctx: Context, level: str | None, window: list[ProbeEpisode] 
                     handle=None, limit: int | None = None) -> list[ProbeEpisode]:
     """Training probes at ``level`` (cached): on the first ``shortcut_seeds`` seeds of the prior
     window, episodes whose actions are chosen knowing the answer (guesses around it, a fixed
-    probe plan; ``validation.policies_learned``), so the zoo's learned baselines can learn what
+    probe plan; ``validation.baselines.learned``), so the zoo's learned baselines can learn what
     the feedback means before they play fresh seeds. Only the probes the configured zoo needs are
     played, all in one lock-step run; none for a program none of them applies to."""
     main = ctx.is_main_level(level)
@@ -68,8 +68,8 @@ def training_probes(ctx: Context, level: str | None, window: list[ProbeEpisode] 
     for spec in specs:
         for e in usable:
             seeded = {**spec, "answer": answers[e.seed]} if spec["kind"] == GUESS_PROBE else spec
-            policy = make_policy(seeded, e.seed, prior_for(e.seed, window), run_seed=ctx.run_seed)
-            jobs.append(Job(e.seed, probe_name(spec), policy))
+            baseline = make_baseline(seeded, e.seed, prior_for(e.seed, window), run_seed=ctx.run_seed)
+            jobs.append(Job(e.seed, probe_name(spec), baseline))
     played: list[ProbeEpisode] = []
     if jobs:
         if handle is None:
@@ -78,7 +78,7 @@ def training_probes(ctx: Context, level: str | None, window: list[ProbeEpisode] 
         where = "" if main else f" at difficulty={level!r}"
         played = ctx.play(handle, jobs, max_steps=limit or ctx.turn_limit, what=f"training probes{where}")
     for episode in played:  # a probe's transcript carries the answer it was built around
-        if episode.policy.startswith(GUESS_PROBE) and answers.get(episode.seed):
+        if episode.baseline.startswith(GUESS_PROBE) and answers.get(episode.seed):
             episode.solution0 = answers[episode.seed]
     ctx._extra[key] = dict(enumerate(played))
     return played
@@ -93,17 +93,17 @@ def prior_window(ctx: Context, level: str | None) -> list[ProbeEpisode]:
     return _probes_at(ctx, level).oracle
 
 
-def _known(ctx: Context, level: str | None, policy: str) -> dict[int, ProbeEpisode]:
-    """Episodes of ``policy`` at ``level`` played so far, by seed: the cached probes, then the extras."""
+def _known(ctx: Context, level: str | None, baseline: str) -> dict[int, ProbeEpisode]:
+    """Episodes of ``baseline`` at ``level`` played so far, by seed: the cached probes, then the extras."""
     main = ctx.is_main_level(level)
-    if policy == "oracle":
+    if baseline == "oracle":
         base = ctx.oracle() if main else _probes_at(ctx, level).oracle
-    elif policy in ctx.baseline_specs():
-        base = ctx.baselines()[policy] if main else _probes_at(ctx, level).baselines.get(policy, [])
+    elif baseline in ctx.baseline_specs():
+        base = ctx.baselines()[baseline] if main else _probes_at(ctx, level).baselines.get(baseline, [])
     else:
-        base = _probes_at(ctx, level).shortcuts.get(policy, [])
+        base = _probes_at(ctx, level).shortcuts.get(baseline, [])
     known = {e.seed: e for e in base}
-    known.update(ctx._extra.get((None if main else level, policy), {}))
+    known.update(ctx._extra.get((None if main else level, baseline), {}))
     return known
 
 
@@ -114,40 +114,40 @@ def _probes_at(ctx: Context, level: str | None) -> LevelProbes:
     return probes
 
 
-def sample(ctx: Context, level: str | None, policy: str, count: int) -> list[ProbeEpisode]:
-    """``policy``'s episodes at ``level`` on the first ``count`` seeds of the run's stream."""
-    return samples(ctx, level, {policy: count})[policy]
+def sample(ctx: Context, level: str | None, baseline: str, count: int) -> list[ProbeEpisode]:
+    """``baseline``'s episodes at ``level`` on the first ``count`` seeds of the run's stream."""
+    return samples(ctx, level, {baseline: count})[baseline]
 
 
 def samples(ctx: Context, level: str | None, wanted: Mapping[str, int]) -> dict[str, list[ProbeEpisode]]:
-    """Episodes of each policy (``"oracle"``, a cheap baseline's name, a shortcut baseline) at
-    ``level`` on the first ``wanted[policy]`` seeds of the run's seed stream, in stream order.
+    """Episodes of each baseline (``"oracle"``, a cheap baseline's name, a shortcut baseline) at
+    ``level`` on the first ``wanted[baseline]`` seeds of the run's seed stream, in stream order.
 
-    What the cached probes lack is played now, all policies in one lock-step run on the
+    What the cached probes lack is played now, all baselines in one lock-step run on the
     level's worker, and kept: a rate check that needs more seeds (``validation.stats``) pays
     only for the seeds it adds. The zoo's priors on added seeds come from the same privileged
     episodes as on the first ones (:func:`prior_window`), so a rate means the same throughout."""
     main = ctx.is_main_level(level)
     specs = ctx.baseline_specs()
-    known = {policy: _known(ctx, level, policy) for policy in wanted}
-    missing = {policy: [s for s in ctx.stream(count) if s not in known[policy]]
-               for policy, count in wanted.items()}
+    known = {baseline: _known(ctx, level, baseline) for baseline in wanted}
+    missing = {baseline: [s for s in ctx.stream(count) if s not in known[baseline]]
+               for baseline, count in wanted.items()}
     jobs: list[Job] = []
     window: list[ProbeEpisode] | None = None
-    for policy, seeds in missing.items():
+    for baseline, seeds in missing.items():
         if not seeds:
             continue
-        if policy == "oracle":
+        if baseline == "oracle":
             spec, priors = ORACLE, None
-        elif policy in specs:
-            spec, priors = specs[policy], None
+        elif baseline in specs:
+            spec, priors = specs[baseline], None
         else:
             if window is None:
                 window = prior_window(ctx, level)
                 training = training_probes(ctx, level, window)
-            spec, priors = {"kind": policy}, {seed: prior_for(seed, window, training) for seed in seeds}
+            spec, priors = {"kind": baseline}, {seed: prior_for(seed, window, training) for seed in seeds}
         for job in ctx.jobs(spec, seeds, priors=priors):
-            job.policy_name = policy
+            job.name = baseline
             jobs.append(job)
     if jobs:
         if main:
@@ -158,21 +158,21 @@ def samples(ctx: Context, level: str | None, wanted: Mapping[str, int]) -> dict[
         where = "" if main else f" at difficulty={level!r}"
         played = ctx.play(handle, jobs, max_steps=limit, what=f"more probe seeds{where}")
         for episode in played:
-            ctx._extra.setdefault((None if main else level, episode.policy), {})[episode.seed] = episode
-            known[episode.policy][episode.seed] = episode
-    return {policy: [known[policy][s] for s in ctx.stream(count) if s in known[policy]]
-            for policy, count in wanted.items()}
+            ctx._extra.setdefault((None if main else level, episode.baseline), {})[episode.seed] = episode
+            known[episode.baseline][episode.seed] = episode
+    return {baseline: [known[baseline][s] for s in ctx.stream(count) if s in known[baseline]]
+            for baseline, count in wanted.items()}
 
 
 def level_samples(ctx: Context, wanted: Mapping[Key, int]) -> dict[Key, list[ProbeEpisode]]:
-    """:func:`samples` for ``(level, policy)`` keys, one lock-step run per level."""
+    """:func:`samples` for ``(level, baseline)`` keys, one lock-step run per level."""
     by_level: dict[str | None, dict[str, int]] = {}
-    for (level, policy), count in wanted.items():
-        by_level.setdefault(level, {})[policy] = count
+    for (level, baseline), count in wanted.items():
+        by_level.setdefault(level, {})[baseline] = count
     out: dict[Key, list[ProbeEpisode]] = {}
-    for level, policies in by_level.items():
-        for policy, episodes in samples(ctx, level, policies).items():
-            out[(level, policy)] = episodes
+    for level, baselines in by_level.items():
+        for baseline, episodes in samples(ctx, level, baselines).items():
+            out[(level, baseline)] = episodes
     return out
 
 

@@ -151,7 +151,7 @@ class Rule:
         """Judge every rate; while some are UNSURE, ask ``extend({key: seeds})`` to measure those
         on more seeds (it returns their new tallies, in one lock-step run if it likes), until
         every rate is decided. A rate whose tally ``extend`` could not grow is decided as if at
-        the cap (by its point estimate), so a policy with nothing more to play ends the loop."""
+        the cap (by its point estimate), so a baseline with nothing more to play ends the loop."""
         current = dict(tallies)
         limits = limit if isinstance(limit, Mapping) else {key: limit for key in current}
         while True:

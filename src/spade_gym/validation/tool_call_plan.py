@@ -4,7 +4,7 @@ The privileged policy's play on the other seeds (the :class:`Prior`, leave-one-o
 into a :class:`CallPlan`: at each turn the most common tool, every value each argument took
 and where it was written (a :class:`~spade_gym.validation.tool_values.Role`), then the final
 answers. :meth:`CallPlan.bindings` re-binds a step's arguments to this episode's values. The
-scripts that play it live in :mod:`spade_gym.validation.policies_tools`; a plan is built once
+scripts that play it live in :mod:`spade_gym.validation.baselines.tools`; a plan is built once
 per Prior (:func:`plan_for`) however many of them share it.
 """
 
@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any, NamedTuple
 
 from spade_gym import toolcalls
-from spade_gym.validation.policy_base import Prior
+from spade_gym.validation.baselines.base import Prior
 from spade_gym.validation.tool_values import Role, Source, json_kind, name_words, rank_values, result_body, sources
 
 #: Bindings tried per call (on errors).
@@ -132,7 +132,7 @@ _PLANS: dict[int, tuple[Prior, CallPlan]] = {}
 
 
 def plan_for(prior: Prior) -> CallPlan:
-    """The plan of ``prior``, built once however many scripts share it (the zoo's policies of one
+    """The plan of ``prior``, built once however many scripts share it (the zoo's baselines of one
     seed get the same Prior)."""
     cached = _PLANS.get(id(prior))
     if cached is not None and cached[0] is prior:

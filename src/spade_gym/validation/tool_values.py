@@ -1,6 +1,6 @@
 """What a tool-use script reads: the values it can copy from a text, and how it ranks them.
 
-A tool-use shortcut script (:mod:`spade_gym.validation.policies_tools`) acts only on texts an
+A tool-use shortcut script (:mod:`spade_gym.validation.baselines.tools`) acts only on texts an
 agent sees (the task, each tool result, the schemas). This module turns such a text into the
 values written in it (:func:`occurrences`, each with where it stands and the words around it),
 learns from the other seeds' transcripts where their values were written (:class:`Role`), and

@@ -35,6 +35,7 @@ from typing import Any
 
 from spade_gym import toolcalls
 from spade_gym.contract import TOOL_USE_KIND
+from spade_gym.validation.baselines.base import Baseline, Prior
 from spade_gym.validation.checks import check
 from spade_gym.validation.checks.consistency import first_difference
 from spade_gym.validation.checks.leaks import _info_leak
@@ -44,7 +45,6 @@ from spade_gym.validation.episodes import Job, ProbeEpisode
 from spade_gym.validation.leaks import normalise
 from spade_gym.validation.messages import Problem, excerpt, format_problems
 from spade_gym.validation.observations import boxed, decoded_candidates, shape
-from spade_gym.validation.policy_base import Policy, Prior
 from spade_gym.validation.sampling import prior_for
 from spade_gym.validation.stats import Tally
 from spade_gym.validation.tool_schemas import final_answer
@@ -122,7 +122,7 @@ def wrong_answer(answer: str, others: list[str]) -> str:
     return flipped if normalise(flipped) != target else answer + "x"
 
 
-class _Shaped(Policy):
+class _Shaped(Baseline):
     """An agent-shaped probe for a game (``\\boxed{}``) or a tool-use program (``<answer>``)."""
 
     def __init__(self, rng: random.Random, prior: Prior, tool_use: bool):
@@ -256,7 +256,7 @@ def check_agent_probes(ctx: Context) -> Outcome:
         episodes = ctx.play(probes.handle, _jobs(ctx, level, names, seeds, priors), max_steps=probes.turn_limit,
                             what=f"agent-shaped probes{'' if level is None else f' at difficulty={level!r}'}")
         for episode in episodes:
-            played.setdefault((level, episode.policy), {})[episode.seed] = episode
+            played.setdefault((level, episode.baseline), {})[episode.seed] = episode
 
     for level, probes in probed_levels(ctx):
         handles[level] = probes.handle
@@ -372,7 +372,7 @@ def _replay(ctx: Context, played: dict[tuple[str | None, str], dict[int, ProbeEp
                      what="replaying agent-shaped probes in another worker")
     out = {}
     for episode in again:
-        first = played.get((level, episode.policy), {}).get(episode.seed)
+        first = played.get((level, episode.baseline), {}).get(episode.seed)
         if first is not None and first.error is None and episode.error is None:
-            out[(episode.seed, episode.policy)] = (first, episode)
+            out[(episode.seed, episode.baseline)] = (first, episode)
     return out

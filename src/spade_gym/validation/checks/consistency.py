@@ -97,8 +97,8 @@ def _long_run_once(ctx: Context, resets: int) -> dict[str, list[ProbeEpisode]]:
         done += chunk
     jobs = ctx.jobs(ORACLE, seeds) + ctx.jobs(REPLAY_BASELINE, seeds)
     episodes = ctx.play(ctx.main, jobs, max_steps=ctx.turn_limit, what="replaying after many resets", slots=1)
-    return {"oracle": [e for e in episodes if e.policy == "oracle"],
-            "random_words": [e for e in episodes if e.policy == "random_words"]}
+    return {"oracle": [e for e in episodes if e.baseline == "oracle"],
+            "random_words": [e for e in episodes if e.baseline == "random_words"]}
 
 
 @check("determinism", order=50)
@@ -108,11 +108,11 @@ def check_determinism(ctx: Context) -> Outcome:
     problems: list[Problem] = []
     seen: set[tuple] = set()
 
-    def note(seed: int, label: str, policy: str, difference: tuple[str, str]) -> None:
+    def note(seed: int, label: str, baseline: str, difference: tuple[str, str]) -> None:
         kind, text = difference
-        if (seed, label, kind) not in seen:  # one report per seed and cause, whatever the policy
+        if (seed, label, kind) not in seen:  # one report per seed and cause, whatever the baseline
             seen.add((seed, label, kind))
-            problems.append(Problem(f"{label}:{kind}", f"seed {seed}, {label}, policy {policy}", text))
+            problems.append(Problem(f"{label}:{kind}", f"seed {seed}, {label}, policy {baseline}", text))
 
     oracle = ctx.oracle()
     for reset_episode, oracle_episode in zip(ctx.reset_episodes, oracle):
@@ -127,19 +127,19 @@ def check_determinism(ctx: Context) -> Outcome:
         ("a fresh worker", "oracle", oracle, fresh["oracle"]),
         ("a fresh worker", "random_words", ctx.baselines().get("random_words", []), fresh["random_words"]),
     ]
-    for policy, replayed in long_run.items():
-        first = oracle if policy == "oracle" else ctx.baselines().get(policy, [])
+    for baseline, replayed in long_run.items():
+        first = oracle if baseline == "oracle" else ctx.baselines().get(baseline, [])
         by_seed = {e.seed: e for e in first}
-        comparisons.append((f"the same instance after {resets} resets", policy,
+        comparisons.append((f"the same instance after {resets} resets", baseline,
                             [by_seed[e.seed] for e in replayed if e.seed in by_seed],
                             [e for e in replayed if e.seed in by_seed]))
-    for label, policy, first, second in comparisons:
+    for label, baseline, first, second in comparisons:
         for a, b in zip(first, second):
             if a.error is not None or b.error is not None:
                 continue  # the contract check reports failing episodes
             difference = first_difference(a, b)
             if difference:
-                note(a.seed, label, policy, difference)
+                note(a.seed, label, baseline, difference)
     if problems:
         return Outcome(False, format_problems(
             "the same seed did not give the same episode (draw every random choice from a generator seeded in "

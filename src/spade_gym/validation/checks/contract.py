@@ -13,13 +13,13 @@ from typing import Any
 
 from spade_gym.contract import WIN_REWARD
 from spade_gym.env.monitor import forged_key
+from spade_gym.validation.baselines.zoo import Feed
 from spade_gym.validation.checks import check
 from spade_gym.validation.context import Abort, Context, Outcome
 from spade_gym.validation.episodes import Job, ProbeEpisode
 from spade_gym.validation.fuzz import fuzz_corpus, is_degenerate, program_fuzz
 from spade_gym.validation.leaks import leaks
 from spade_gym.validation.messages import Problem, describe_error, excerpt, format_problems
-from spade_gym.validation.policies import Feed
 
 
 def episode_error(episode: ProbeEpisode) -> str:
@@ -76,7 +76,7 @@ def _false_wins(episodes: list[ProbeEpisode]) -> list[Problem]:
 
 @check("contract", order=30)
 def check_contract(ctx: Context) -> Outcome:
-    """``step`` survives fuzzed text and every probe policy, returning a well-typed 5-tuple.
+    """``step`` survives fuzzed text and every probe baseline, returning a well-typed 5-tuple.
 
     Failures on degenerate inputs only (huge numbers, huge texts, deep nesting) are warnings.
     """
@@ -170,8 +170,8 @@ def check_termination(ctx: Context) -> Outcome:
     last = unended[0][1].steps[-1] if unended[0][1].steps else None
     if last is not None:
         problems[0].text += f"\nlast action {excerpt(last.action)} got observation {excerpt(last.obs, 160)}"
-    policies = sorted({name for name, _ in unended})
-    headline = f"{len(unended)} of {total} probe episodes never ended (policies: {', '.join(policies)}):"
+    baselines = sorted({name for name, _ in unended})
+    headline = f"{len(unended)} of {total} probe episodes never ended (policies: {', '.join(baselines)}):"
     return Outcome(False, format_problems(headline, problems, "episode(s)"),
                    {"unended": len(unended), "turn_limit": ctx.turn_limit})
 

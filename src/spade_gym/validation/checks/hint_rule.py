@@ -7,7 +7,7 @@ the first move, the recipe to apply to the numbers on the screen, the rival's ha
 check only asks whether the hint states the current answer; this one asks what the hint lets a
 script do. At every probed level it plays the shortcut zoo the program's kind gets again with the
 hint shown as an agent sees it (``hinted:<kind>``) and the hint-reading scripts
-(:mod:`spade_gym.validation.policies_hinted`), and rejects when one of them wins more than
+(:mod:`spade_gym.validation.baselines.hinted`), and rejects when one of them wins more than
 ``max_shortcut_win_rate``, decided with the same confidence rule as the shortcut check.
 
 A win on a seed whose hint states that seed's answer outright is the ``hint`` check's finding (it
@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from spade_gym.validation.baselines.hinted import HINTED_PREFIX, HINTED_REPAIR, REPAIRS, control_of, hinted_kind
+from spade_gym.validation.baselines.zoo import label, make_baseline
 from spade_gym.validation.checks import check
 from spade_gym.validation.checks.shortcut import REPAIRS as ZOO_REPAIRS
 from spade_gym.validation.checks.shortcut import probed_levels
@@ -28,8 +30,6 @@ from spade_gym.validation.context import Context, Outcome, win_rate
 from spade_gym.validation.episodes import ProbeEpisode
 from spade_gym.validation.leaks import leaks
 from spade_gym.validation.messages import Problem, excerpt, format_problems
-from spade_gym.validation.policies import label, make_policy
-from spade_gym.validation.policies_hinted import HINTED_PREFIX, HINTED_REPAIR, REPAIRS, control_of, hinted_kind
 from spade_gym.validation.stats import Tally
 
 Key = tuple[str | None, str]
@@ -66,7 +66,7 @@ def program_hints(ctx: Context) -> list[str]:
 def _reads_observation(kind: str) -> bool:
     """Whether a zoo baseline reads what it observes (one that does not plays the same with the hint)."""
     try:
-        return bool(make_policy({"kind": kind}, 0).reads_observation)
+        return bool(make_baseline({"kind": kind}, 0).reads_observation)
     except (ValueError, TypeError):
         return True
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import statistics
 
+from spade_gym.validation.baselines.zoo import label
 from spade_gym.validation.checks import check
 from spade_gym.validation.checks.contract import episode_error
 from spade_gym.validation.context import Context, Outcome
 from spade_gym.validation.episodes import ProbeEpisode
 from spade_gym.validation.messages import Problem, excerpt, format_problems
-from spade_gym.validation.policies import label
 from spade_gym.validation.stats import Tally
 
 

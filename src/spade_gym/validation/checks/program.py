@@ -17,12 +17,12 @@ from spade_gym.contract import (
 from spade_gym.env.monitor import screen_reveals
 from spade_gym.errors import PolicyViolation, SandboxError
 from spade_gym.sandbox import compile_program
+from spade_gym.validation.baselines.zoo import FixedActions
 from spade_gym.validation.checks import check
 from spade_gym.validation.context import Context, Outcome
 from spade_gym.validation.episodes import Job
 from spade_gym.validation.fingerprint import AST_LOCK
 from spade_gym.validation.messages import Problem, describe_error, excerpt, format_problems
-from spade_gym.validation.policies import FixedActions
 
 #: Clock readings: an environment whose behaviour depends on wall time can act one way under
 #: the validator's fast probes and another for a slow agent.

@@ -1,6 +1,6 @@
 """Checks that look for shortcuts: ``difficulty``, ``shortcut``, ``informative``, ``levels``.
 
-The shortcut zoo (:data:`~spade_gym.validation.policies.SHORTCUT_BASELINES`) plays every
+The shortcut zoo (:data:`~spade_gym.validation.baselines.zoo.SHORTCUT_BASELINES`) plays every
 difficulty level on the run's probe seeds, seeing only observations (and what other
 seeds taught it). An environment one of them wins is an environment that teaches the
 script; the message says which script, at which level, how often, and what to change.
@@ -20,6 +20,7 @@ from typing import Any
 
 from spade_gym.contract import TOOL_USE_KIND
 from spade_gym.validation import information_flow
+from spade_gym.validation.baselines.zoo import label
 from spade_gym.validation.checks import check
 from spade_gym.validation.checks.play import oracle_failure
 from spade_gym.validation.context import Context, LevelProbes, Outcome, win_rate
@@ -34,7 +35,6 @@ from spade_gym.validation.level_rules import (
     settle_paired,
 )
 from spade_gym.validation.messages import Problem, describe_error, excerpt, format_problems
-from spade_gym.validation.policies import label
 from spade_gym.validation.stats import Tally
 
 #: What the designer should change when a shortcut baseline wins.

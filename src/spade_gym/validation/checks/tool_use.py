@@ -3,7 +3,7 @@
 The checks every program gets apply to tool-use programs unchanged, because the
 privileged policy plays a tool-use program the way its contract says: ``solution()``,
 read right after ``reset``, one action (one ``<tool_call>``, then the ``<answer>``) per
-turn (:class:`~spade_gym.validation.policies.ToolScript`). So ``solvability`` proves the
+turn (:class:`~spade_gym.validation.baselines.zoo.ToolScript`). So ``solvability`` proves the
 solution wins on every probe seed within ``max_turns``; ``determinism`` proves the same
 calls on the same seed give the same results, in the same worker and in a fresh one;
 ``diversity`` and ``distinct_solutions`` prove the task differs across seeds; the
@@ -41,7 +41,8 @@ from spade_gym.contract import TOOL_METHOD_PREFIX, TOOL_USE_KIND
 from spade_gym.errors import SandboxError
 from spade_gym.sandbox import ProgramHandle
 from spade_gym.sandbox.language.tooluse import valid_tool_name
-from spade_gym.validation import policies_tools
+from spade_gym.validation.baselines import tools as tool_baselines
+from spade_gym.validation.baselines.zoo import Feed, FixedActions
 from spade_gym.validation.checks import check, shortcut
 from spade_gym.validation.checks.contract import episode_error
 from spade_gym.validation.context import Abort, Context, Outcome
@@ -49,7 +50,6 @@ from spade_gym.validation.deadlines import DeadlineHit
 from spade_gym.validation.episodes import FATAL_KINDS, Job
 from spade_gym.validation.leaks import leaks, normalise
 from spade_gym.validation.messages import Problem, describe_error, excerpt, format_problems
-from spade_gym.validation.policies import Feed, FixedActions
 from spade_gym.validation.tool_schemas import (
     final_answer,
     odd_calls,
@@ -59,7 +59,7 @@ from spade_gym.validation.tool_schemas import (
 )
 
 # The shortcut check names the fix for each baseline that wins; the tool-use zoo brings its own.
-shortcut.REPAIRS.update(policies_tools.REPAIRS)
+shortcut.REPAIRS.update(tool_baselines.REPAIRS)
 
 #: Answers shorter than this (normalised) are not searched for in texts: they occur by chance.
 MIN_LEAK_CHARS = 2

@@ -1,7 +1,7 @@
-"""Probe policies: how the validator plays a program, on the host.
+"""Probe baselines: how the validator plays a program, on the host.
 
-A policy sees what an agent would see (each observation text) and, for the privileged
-``oracle`` only, the program's ``solution()``. The host runs the policies and sends
+A baseline sees what an agent would see (each observation text) and, for the privileged
+``oracle`` only, the program's ``solution()``. The host runs the baselines and sends
 their actions to the worker one step at a time, so nothing the program's worker says
 about an episode is taken on trust (see :mod:`spade_gym.validation.episodes`).
 
@@ -14,14 +14,14 @@ Three families:
   ``blind_script``), the candidates the screen and the feedback show (``enumeration``,
   ``copy``), what the screen spells in another form (``decode``: Roman numerals, number words,
   reversed...), and feedback whose meaning is learned on other seeds' training probes
-  (:mod:`spade_gym.validation.policies_learned`: ``bisection``, ``marks``, ``opponent``,
+  (:mod:`spade_gym.validation.baselines.learned`: ``bisection``, ``marks``, ``opponent``,
   ``probe_plan``). Used by the ``shortcut`` and ``levels`` checks and by ``spade-gym eval
   --agent baselines``.
-* the **hint rule's scripts** (:mod:`spade_gym.validation.policies_hinted`): any policy here as
+* the **hint rule's scripts** (:mod:`spade_gym.validation.baselines.hinted`): any baseline here as
   ``hinted:<kind>`` (playing with the hint shown), and scripts that only read the hint
   (:data:`HINT_BASELINES`); used by the ``hint_rule`` check.
 
-Every policy is a plain function of the observations and a seeded RNG, so a probe run is
+Every baseline is a plain function of the observations and a seeded RNG, so a probe run is
 reproducible from its seeds. What they read off a screen is :mod:`spade_gym.validation.observations`.
 """
 
@@ -32,7 +32,9 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from spade_gym import toolcalls
-from spade_gym.validation import policies_hinted, policies_learned, policies_tools
+from spade_gym.validation.baselines import hinted, learned, tools
+from spade_gym.validation.baselines.base import Baseline, Prior
+from spade_gym.validation.baselines.learned import Bisection
 from spade_gym.validation.observations import (
     WORDS,
     all_candidates,
@@ -41,13 +43,11 @@ from spade_gym.validation.observations import (
     observation_candidates,
     shape,
 )
-from spade_gym.validation.policies_learned import Bisection
-from spade_gym.validation.policy_base import Policy, Prior
 
 # ----------------------------------------------------------------------------- privileged and fixed
 
 
-class Oracle(Policy):
+class Oracle(Baseline):
     """Answers ``\\boxed{<solution()>}``, re-reading the solution before every turn."""
 
     needs_solution = True
@@ -56,7 +56,7 @@ class Oracle(Policy):
         return boxed(solution if solution is not None else "")
 
 
-class ToolScript(Policy):
+class ToolScript(Baseline):
     """The privileged policy of a tool-use program: ``solution()`` as read right after
     ``reset`` (its ``<tool_call>`` lines, then its ``<answer>``), one action per turn."""
 
@@ -72,7 +72,7 @@ class ToolScript(Policy):
         return self.script[min(turn, len(self.script) - 1)]
 
 
-class FixedActions(Policy):
+class FixedActions(Baseline):
     """Plays a given list of actions, one per turn (cycling if the episode runs longer)."""
 
     def __init__(self, rng, actions: Sequence[str]):
@@ -83,7 +83,7 @@ class FixedActions(Policy):
         return self.actions[turn % len(self.actions)]
 
 
-class Feed(Policy):
+class Feed(Baseline):
     """Sends texts from a queue shared by several episodes, in order: each episode's first text
     meets a fresh task, later ones meet the states earlier texts left (fuzzing)."""
 
@@ -102,7 +102,7 @@ class Feed(Policy):
 # ----------------------------------------------------------------------------- cheap baselines
 
 
-class RandomNumbers(Policy):
+class RandomNumbers(Baseline):
     def __init__(self, rng, low: int = 0, high: int = 100):
         super().__init__(rng)
         self.low, self.high = int(low), int(high)
@@ -111,24 +111,24 @@ class RandomNumbers(Policy):
         return boxed(str(self.rng.randint(self.low, self.high)))
 
 
-class RandomWords(Policy):
+class RandomWords(Baseline):
     def act(self, observation, turn, solution):
         return boxed(self.rng.choice(WORDS))
 
 
-class Empty(Policy):
+class Empty(Baseline):
     def act(self, observation, turn, solution):
         return ""
 
 
-class CopyRandom(Policy):
+class CopyRandom(Baseline):
     """Boxes a random candidate copied from the current observation each turn."""
 
     def act(self, observation, turn, solution):
         return boxed(self.rng.choice(observation_candidates(observation)))
 
 
-class RepeatOne(Policy):
+class RepeatOne(Baseline):
     """Picks one guess at the start and repeats it every turn."""
 
     def begin(self, observation):
@@ -141,7 +141,7 @@ class RepeatOne(Policy):
 # ----------------------------------------------------------------------------- the shortcut zoo
 
 
-class PriorAnswers(Policy):
+class PriorAnswers(Baseline):
     """*prior*: the most frequent solutions of the other seeds, most frequent first."""
 
     reads_observation = False
@@ -154,7 +154,7 @@ class PriorAnswers(Policy):
         return boxed(self.answers[turn % len(self.answers)])
 
 
-class BlindScript(Policy):
+class BlindScript(Baseline):
     """*blind script*: at turn t, the privileged policy's most common action at turn t on the
     other seeds (memorised procedures, fixed openings)."""
 
@@ -170,7 +170,7 @@ class BlindScript(Policy):
 
 
 
-class Enumeration(Policy):
+class Enumeration(Baseline):
     """*consistent enumeration*: retry distinct candidates from the screen and from every
     feedback so far, those shaped like the answers of other seeds first, never repeating one."""
 
@@ -195,7 +195,7 @@ class Enumeration(Policy):
         return boxed(choice)
 
 
-class CopyEvery(Policy):
+class CopyEvery(Baseline):
     """*copy*: every number and token of the first observation, in order, one per turn."""
 
     def __init__(self, rng, prior: Prior | None = None):
@@ -208,12 +208,12 @@ class CopyEvery(Policy):
         return boxed(self.candidates[turn % len(self.candidates)])
 
 
-class Decode(Policy):
+class Decode(Baseline):
     """*decode*: answers what the screen and every feedback so far *spell* (Roman numerals, number
     words in four languages, other bases and scripts, reversed, separated, glued, acrostics;
     :mod:`spade_gym.decoding`), those readings first, then what is written; answer-shaped ones
     first, never one twice, while attempts remain. The shortcut check shows it no hint; the hint
-    rule plays it with the hint shown (``hinted:decode``, ``validation.policies_hinted``)."""
+    rule plays it with the hint shown (``hinted:decode``, ``validation.baselines.hinted``)."""
 
     def __init__(self, rng, prior: Prior):
         super().__init__(rng)
@@ -236,7 +236,7 @@ class Decode(Policy):
 
 # ----------------------------------------------------------------------------- registry
 
-#: What each policy does, for messages.
+#: What each baseline does, for messages.
 DESCRIPTIONS = {
     "oracle": "answers \\boxed{<solution()>}",
     "tool_oracle": "plays solution() one tool call, then the answer, per turn",
@@ -254,46 +254,46 @@ DESCRIPTIONS = {
 }
 
 # bisection and the learned baselines (marks, opponent, probe_plan) describe themselves
-DESCRIPTIONS.update(policies_learned.DESCRIPTIONS)
+DESCRIPTIONS.update(learned.DESCRIPTIONS)
 
-_SIMPLE: dict[str, Callable[..., Policy]] = {
+_SIMPLE: dict[str, Callable[..., Baseline]] = {
     "oracle": Oracle, "tool_oracle": ToolScript, "actions": FixedActions, "random_numbers": RandomNumbers,
     "random_words": RandomWords, "empty": Empty, "copy": CopyRandom, "repeat": RepeatOne,
 }
-_INFORMED: dict[str, Callable[..., Policy]] = {
+_INFORMED: dict[str, Callable[..., Baseline]] = {
     "prior": PriorAnswers, "blind_script": BlindScript, "bisection": Bisection, "enumeration": Enumeration,
-    "copy_every": CopyEvery, "decode": Decode, **policies_learned.POLICIES,
+    "copy_every": CopyEvery, "decode": Decode, **learned.BY_KIND,
 }
 #: The shortcut zoo, in the order reports list it.
 SHORTCUT_BASELINES: tuple[str, ...] = tuple(_INFORMED)
-#: The shortcut zoo of tool-use programs, which ignore ``\\boxed{}`` (``validation.policies_tools``),
+#: The shortcut zoo of tool-use programs, which ignore ``\\boxed{}`` (``validation.baselines.tools``),
 #: with the blind script (the privileged actions replayed verbatim speak tool calls too).
-_TOOL_INFORMED: dict[str, Callable[..., Policy]] = dict(policies_tools.POLICIES)
+_TOOL_INFORMED: dict[str, Callable[..., Baseline]] = dict(tools.BY_KIND)
 TOOL_SHORTCUT_BASELINES: tuple[str, ...] = ("blind_script", *_TOOL_INFORMED)
-DESCRIPTIONS.update(policies_tools.DESCRIPTIONS)
+DESCRIPTIONS.update(tools.DESCRIPTIONS)
 #: Training probes: played on other seeds with the answer known, so the learned baselines can
-#: learn what the feedback means (``validation.policies_learned``); never part of the zoo.
-_TRAINING: dict[str, Callable[..., Policy]] = dict(policies_learned.TRAINING)
+#: learn what the feedback means (``validation.baselines.learned``); never part of the zoo.
+_TRAINING: dict[str, Callable[..., Baseline]] = dict(learned.TRAINING)
 KINDS = frozenset(_SIMPLE) | frozenset(_INFORMED) | frozenset(_TOOL_INFORMED) | frozenset(_TRAINING)
-#: The hint rule's scripts (``validation.policies_hinted``): the hint-reading baselines, and any
-#: policy above as ``hinted:<kind>`` (playing with the hint shown).
-HINT_BASELINES: tuple[str, ...] = policies_hinted.HINT_BASELINES
-DESCRIPTIONS.update(policies_hinted.DESCRIPTIONS)
+#: The hint rule's scripts (``validation.baselines.hinted``): the hint-reading baselines, and any
+#: baseline above as ``hinted:<kind>`` (playing with the hint shown).
+HINT_BASELINES: tuple[str, ...] = hinted.HINT_BASELINES
+DESCRIPTIONS.update(hinted.DESCRIPTIONS)
 KINDS |= frozenset(HINT_BASELINES)
 
 
 def label(spec: dict | str) -> str:
     kind = spec if isinstance(spec, str) else spec.get("kind", "?")
-    inner = policies_hinted.hinted_kind(str(kind))
+    inner = hinted.hinted_kind(str(kind))
     if inner in DESCRIPTIONS:
         return f"{kind} (with the hint shown, {DESCRIPTIONS[inner]})"
     return f"{kind} ({DESCRIPTIONS[kind]})" if kind in DESCRIPTIONS else str(kind)
 
 
-def make_policy(spec: dict, episode_seed: int, prior: Prior | None = None, *, run_seed: int = 0) -> Policy:
-    """Build a policy from a spec such as ``{"kind": "random_numbers", "high": 50}``.
+def make_baseline(spec: dict, episode_seed: int, prior: Prior | None = None, *, run_seed: int = 0) -> Baseline:
+    """Build a baseline from a spec such as ``{"kind": "random_numbers", "high": 50}``.
 
-    Its RNG is drawn from the policy, the episode's seed and the validation run's seed, so
+    Its RNG is drawn from the baseline, the episode's seed and the validation run's seed, so
     random baselines differ from run to run but replay exactly within one.
     """
     spec = dict(spec)
@@ -307,12 +307,12 @@ def make_policy(spec: dict, episode_seed: int, prior: Prior | None = None, *, ru
         return _TOOL_INFORMED[kind](rng, prior or Prior())
     if kind in _TRAINING:
         return _TRAINING[kind](rng, prior or Prior(), **spec)
-    inner = policies_hinted.hinted_kind(str(kind))
-    if inner is not None and inner in KINDS:  # any policy, playing with the hint shown
-        return policies_hinted.Hinted(rng, make_policy({**spec, "kind": inner}, episode_seed, prior, run_seed=run_seed))
-    control = str(kind).startswith(policies_hinted.CONTROL_PREFIX)
-    reader = str(kind)[len(policies_hinted.CONTROL_PREFIX):] if control else kind
-    if reader in policies_hinted.POLICIES:  # a hint-reading script (as a control: reading the screen instead)
-        return policies_hinted.POLICIES[reader](rng, prior or Prior(), lambda other: make_policy(
+    inner = hinted.hinted_kind(str(kind))
+    if inner is not None and inner in KINDS:  # any baseline, playing with the hint shown
+        return hinted.Hinted(rng, make_baseline({**spec, "kind": inner}, episode_seed, prior, run_seed=run_seed))
+    control = str(kind).startswith(hinted.CONTROL_PREFIX)
+    reader = str(kind)[len(hinted.CONTROL_PREFIX):] if control else kind
+    if reader in hinted.BY_KIND:  # a hint-reading script (as a control: reading the screen instead)
+        return hinted.BY_KIND[reader](rng, prior or Prior(), lambda other: make_baseline(
             {"kind": other}, episode_seed, prior, run_seed=run_seed), control=control)
     raise ValueError(f"unknown probe policy {kind!r}; known: {', '.join(sorted(KINDS))}")

@@ -30,6 +30,8 @@ import itertools
 import math
 from collections.abc import Callable
 
+from spade_gym.validation.baselines.base import Baseline, Prior
+from spade_gym.validation.baselines.moves import OpponentModel, ProbePlan, learn_opponent
 from spade_gym.validation.feedback_marks import MarkModel, answer_form
 from spade_gym.validation.feedback_model import new_part
 from spade_gym.validation.feedback_numeric import NumericSemantics, ScreenBound, feedback_features
@@ -57,13 +59,11 @@ from spade_gym.validation.observations import (
     boxed,
     render_number,
 )
-from spade_gym.validation.policies_moves import OpponentModel, ProbePlan, learn_opponent
-from spade_gym.validation.policy_base import Policy, Prior
 
 # ----------------------------------------------------------------------------- bisection
 
 
-class Bisection(Policy):
+class Bisection(Baseline):
     """*bisection*: for numeric answers, halve the answer's range on what the feedback was learned
     to mean on training seeds (above/below, warmer/colder, the distance); the range is what the
     first screen states where it bounded the answer on every training seed, else the range of the
@@ -196,7 +196,7 @@ class Bisection(Policy):
 # ----------------------------------------------------------------------------- marks
 
 
-class MarkSearch(Policy):
+class MarkSearch(Baseline):
     """*marks*: for answers that are sequences (codes, words, lists), keep the candidates that would
     have drawn every mark or count the feedback gave so far (under the marking learned on training
     seeds, whatever its symbols or words), and answer the first of them; candidates are the
@@ -265,7 +265,7 @@ class MarkSearch(Policy):
 # ----------------------------------------------------------------------------- registry
 
 #: The zoo members of this module, and what each does (for messages).
-POLICIES: dict[str, Callable[..., Policy]] = {"marks": MarkSearch, "opponent": OpponentModel,
+BY_KIND: dict[str, Callable[..., Baseline]] = {"marks": MarkSearch, "opponent": OpponentModel,
                                               "probe_plan": ProbePlan}
 DESCRIPTIONS = {
     "bisection": "halves the numeric range (read off the screen where it bounds the answer) on what the feedback "
@@ -276,9 +276,9 @@ DESCRIPTIONS = {
     "probe_plan": "plays the usual probing moves, then answers what their feedback spelled at the answer's places",
 }
 #: Training probes (played on other seeds, with the answer known).
-TRAINING: dict[str, Callable[..., Policy]] = {GUESS_PROBE: GuessProbe, PLAN_PROBE: PlanProbe}
+TRAINING: dict[str, Callable[..., Baseline]] = {GUESS_PROBE: GuessProbe, PLAN_PROBE: PlanProbe}
 
 
-__all__ = ["DESCRIPTIONS", "GUESS_PROBE", "PLAN_PROBE", "POLICIES", "TRAINING", "Bisection", "GuessProbe", "MarkSearch",
+__all__ = ["DESCRIPTIONS", "GUESS_PROBE", "PLAN_PROBE", "BY_KIND", "TRAINING", "Bisection", "GuessProbe", "MarkSearch",
            "OpponentModel", "PlanProbe", "ProbePlan", "answer_of", "learn_opponent", "probe_name", "probe_plan",
            "training_specs"]

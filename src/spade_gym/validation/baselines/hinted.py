@@ -3,10 +3,10 @@
 In self-play the designer is paid in regret (the agent's return with the hint minus without it), so
 the cheapest regret is a hint that makes the game *mechanical*: it names the moves to play, the final
 holding, the first move, the recipe to apply to the numbers on the screen. A hint may help a
-reasoning agent; it must not let a script win. These policies are the scripts: none of them reasons
+reasoning agent; it must not let a script win. These baselines are the scripts: none of them reasons
 about the task, each sees the hint exactly as an agent does (``HINT_TEMPLATE``: the first observation,
 then ``"\\n\\nHINT: "`` and the hint; later observations carry no hint) and what *other* seeds taught it
-(:class:`~spade_gym.validation.policy_base.Prior`):
+(:class:`~spade_gym.validation.baselines.base.Prior`):
 
 * ``hinted:<kind>`` (:class:`Hinted`): any zoo baseline (games' or tool-use's) playing the hinted screen;
 * ``hint_moves``: the moves the hint names, in order: its tokens re-bound into the privileged policy's
@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from spade_gym import toolcalls
+from spade_gym.validation.baselines.base import Baseline, Prior
 from spade_gym.validation.hint_arithmetic import recipes
 from spade_gym.validation.hint_learned import HintLearned
 from spade_gym.validation.hint_readers import Hinted, HintReader, ReadsForms
@@ -51,7 +52,6 @@ from spade_gym.validation.hint_text import (
     word_stem,
 )
 from spade_gym.validation.observations import NUMBER, as_number, decoded_candidates, shape
-from spade_gym.validation.policy_base import Policy, Prior
 
 #: ``hinted:enumeration`` is the ``enumeration`` baseline playing the hinted screen.
 HINTED_PREFIX = "hinted:"
@@ -81,14 +81,14 @@ class HintFirst(ReadsForms):
     """*hint first move*: the best-attested move the hint names, then the ``enumeration`` baseline
     (candidates of the hinted screen and every feedback, answer-shaped first)."""
 
-    def __init__(self, rng, prior: Prior | None = None, then: Callable[[], Policy] | None = None, *,
+    def __init__(self, rng, prior: Prior | None = None, then: Callable[[], Baseline] | None = None, *,
                  control: bool = False):
         super().__init__(rng, prior, control=control)
         self.then = then
 
     def begin(self, observation):
         super().begin(observation)
-        self.rest: Policy | None = None
+        self.rest: Baseline | None = None
 
     def act(self, observation, turn, solution):
         if turn == 0:
@@ -223,7 +223,7 @@ class HintDecode(ReadsForms):
 
 # ----------------------------------------------------------------------------- registry
 
-def _continuation(prior: Prior, build: Callable[[str], Policy]) -> Policy:
+def _continuation(prior: Prior, build: Callable[[str], Baseline]) -> Baseline:
     """What ``hint_first`` plays after the hint's move: the zoo's candidate enumeration of this kind
     of program (tool calls and answers where the privileged policy speaks the tool protocol)."""
     tool_use = any(toolcalls.CALL_OPEN in action or toolcalls.ANSWER_OPEN in action for action in prior_actions(prior))
@@ -234,8 +234,8 @@ def _continuation(prior: Prior, build: Callable[[str], Policy]) -> Policy:
 
 
 #: The hint-reading scripts: name -> factory ``(rng, prior, build)``, where ``build(kind)`` makes a
-#: fresh zoo policy of ``kind`` for this episode (``hint_first`` continues with one).
-POLICIES: dict[str, Callable[..., Policy]] = {
+#: fresh zoo baseline of ``kind`` for this episode (``hint_first`` continues with one).
+BY_KIND: dict[str, Callable[..., Baseline]] = {
     "hint_moves": lambda rng, prior, build, control=False: HintMoves(rng, prior, control=control),
     "hint_first": lambda rng, prior, build, control=False: HintFirst(
         rng, prior, lambda: _continuation(prior, build), control=control),
@@ -245,7 +245,7 @@ POLICIES: dict[str, Callable[..., Policy]] = {
     "hint_learned": lambda rng, prior, build, control=False: HintLearned(rng, prior, control=control),
 }
 #: The hint-reading baselines the ``hint_rule`` check runs, in the order reports list them.
-HINT_BASELINES: tuple[str, ...] = tuple(POLICIES)
+HINT_BASELINES: tuple[str, ...] = tuple(BY_KIND)
 
 DESCRIPTIONS = {
     "hint_moves": "plays the moves the hint names, in its order",
@@ -287,6 +287,6 @@ def control_of(name: str) -> str:
     return hinted_kind(name) or CONTROL_PREFIX + name
 
 
-__all__ = ["CONTROL_PREFIX", "DESCRIPTIONS", "HINTED_PREFIX", "HINTED_REPAIR", "HINT_BASELINES", "POLICIES", "REPAIRS",
+__all__ = ["CONTROL_PREFIX", "DESCRIPTIONS", "HINTED_PREFIX", "HINTED_REPAIR", "HINT_BASELINES", "BY_KIND", "REPAIRS",
            "Form", "Forms", "HintReader", "Hinted", "answer_form", "control_of", "hinted_kind", "klass", "recipes",
            "shown_with_hint"]

@@ -1,6 +1,6 @@
-"""What every probe policy is: :class:`Policy` (one strategy for one episode) and :class:`Prior`
-(what a script learned from other seeds). Policy families live in their own modules and
-register in :mod:`spade_gym.validation.policies`."""
+"""What every probe baseline is: :class:`Baseline` (one strategy for one episode) and :class:`Prior`
+(what a script learned from other seeds). Baseline families live in their own modules and
+register in :mod:`spade_gym.validation.baselines.zoo`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from spade_gym.validation.observations import as_number, shape
 
-# ----------------------------------------------------------------------------- what a policy knows
+# ----------------------------------------------------------------------------- what a baseline knows
 
 
 @dataclass
@@ -20,7 +20,7 @@ class Transcript:
     answer the host read after ``reset`` (``solution``)."""
 
     seed: int | None
-    policy: str
+    baseline: str
     solution: str | None
     obs0: str
     actions: list[str]
@@ -59,7 +59,7 @@ class Prior:
     probes: list[Transcript] = field(default_factory=list)
     #: Per other seed, the hint its agent was shown (``hint()`` after reset; None: only the given
     #: hint), the privileged policy's actions and the first screen: the hint rule's scripts learn
-    #: from these *where* in a hint the moves stand (``validation.policies_hinted``).
+    #: from these *where* in a hint the moves stand (``validation.baselines.hinted``).
     hints_and_actions: list[tuple[str | None, list[str], str]] = field(default_factory=list)
 
     def frequent_solutions(self) -> list[str]:
@@ -78,16 +78,16 @@ class Prior:
 
 
 
-class Policy:
+class Baseline:
     """One agent strategy for one episode; ``act`` is called once per turn."""
 
     needs_solution = False
-    #: True when the policy has nothing left to send (its episode stops there).
+    #: True when the baseline has nothing left to send (its episode stops there).
     exhausted = False
-    #: Whether the policy plays with the hint shown (the hint rule's scripts): the host then asks
+    #: Whether the baseline plays with the hint shown (the hint rule's scripts): the host then asks
     #: the program's ``hint()`` after ``reset`` and offers it, as ``gym.make(id, hint=True)`` shows it.
     reads_hint = False
-    #: Whether the policy's actions depend on what it observes at all (``prior`` and ``blind_script``
+    #: Whether the baseline's actions depend on what it observes at all (``prior`` and ``blind_script``
     #: do not: showing them the hint changes nothing, so the hint rule does not replay them).
     reads_observation = True
 

@@ -1,6 +1,6 @@
 """The shortcut zoo of tool-use programs: no-reasoning scripts that speak tool calls.
 
-A tool-use program ignores ``\\boxed{}``, so the game zoo (:mod:`spade_gym.validation.policies`)
+A tool-use program ignores ``\\boxed{}``, so the game zoo (:mod:`spade_gym.validation.baselines.zoo`)
 cannot win one, however much it gives away. These scripts play the tool-use protocol
 (``<tool_call>{json}</tool_call>`` actions, then ``<answer>...</answer>``) and, like the game
 zoo, see only what an agent sees — the task text, each tool result, the tool schemas
@@ -23,7 +23,7 @@ privileged policy's play, leave-one-out):
   seeds' answers by frequency, the values seen, then every integer of the other seeds' range.
 
 Every choice is a function of the observations, the schemas, the :class:`Prior` and a seeded
-RNG, so a probe run replays exactly. The policies are plain :class:`Policy` subclasses: one that
+RNG, so a probe run replays exactly. The baselines are plain :class:`Baseline` subclasses: one that
 reads the schemas says ``needs_tools`` and gets them through ``see_tools`` right after
 ``reset`` (the episode driver asks ``get_tools()`` for it, as an agent loop hands
 ``info["tools"]`` to a model).
@@ -41,8 +41,8 @@ from typing import Any
 
 from spade_gym import toolcalls
 from spade_gym.sandbox.language.tooluse import check_tool_list
+from spade_gym.validation.baselines.base import Baseline, Prior
 from spade_gym.validation.observations import as_number
-from spade_gym.validation.policy_base import Policy, Prior
 from spade_gym.validation.tool_call_plan import CallPlan, plan_for
 from spade_gym.validation.tool_values import _STOPWORDS as _STOPWORDS
 from spade_gym.validation.tool_values import ERROR_WORDS as ERROR_WORDS
@@ -74,7 +74,7 @@ def _answer(value: Any) -> str | None:
 # ----------------------------------------------------------------------------- the scripts
 
 
-class _ToolScript(Policy):
+class _ToolScript(Baseline):
     """What the scripts share: the texts seen so far and the answers not yet tried."""
 
     def __init__(self, rng, prior: Prior):
@@ -279,7 +279,7 @@ class ToolSweep(_ToolScript):
 
 
 #: The tool-use zoo, in the order reports list it.
-POLICIES: dict[str, type[Policy]] = {"tool_replay": ToolReplay, "tool_sweep": ToolSweep,
+BY_KIND: dict[str, type[Baseline]] = {"tool_replay": ToolReplay, "tool_sweep": ToolSweep,
                                      "tool_enumerate": ToolEnumerate}
 
 DESCRIPTIONS = {
@@ -304,5 +304,5 @@ REPAIRS = {
 }
 
 
-__all__ = ["DESCRIPTIONS", "POLICIES", "REPAIRS", "CallPlan", "Occurrence", "Role", "ToolEnumerate", "ToolReplay",
+__all__ = ["DESCRIPTIONS", "BY_KIND", "REPAIRS", "CallPlan", "Occurrence", "Role", "ToolEnumerate", "ToolReplay",
            "ToolSweep", "is_error", "norm", "occurrences", "plan_for", "rank_values", "result_body", "sources"]

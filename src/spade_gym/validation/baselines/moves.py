@@ -17,10 +17,10 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 
+from spade_gym.validation.baselines.base import Baseline, Prior, Transcript
 from spade_gym.validation.feedback_model import fingerprint, new_part, unbox, units
 from spade_gym.validation.learned_probes import PLAN_PROBE, cached, probes_of
 from spade_gym.validation.observations import boxed
-from spade_gym.validation.policy_base import Policy, Prior, Transcript
 
 # ----------------------------------------------------------------------------- opponent model
 
@@ -193,7 +193,7 @@ def _predict(history: list[tuple[str, str]], name: str) -> str | None:
     return max(follows, key=lambda m: (follows[m], last[m]))
 
 
-class OpponentModel(Policy):
+class OpponentModel(Baseline):
     """*opponent*: predicts the opponent's next move from the moves its feedback showed so far (the
     most accurate lately of a cycle finder and n-gram, reply-to-my-move and my-favourite-move
     predictors), and plays the move the privileged policy played against that move on other seeds."""
@@ -322,7 +322,7 @@ class _PlanAnswers:
         return list(dict.fromkeys(out))
 
 
-class ProbePlan(Policy):
+class ProbePlan(Baseline):
     """*probe plan*: plays the fixed plan the training probes played (the privileged policy's usual
     probing moves), then answers what its feedback spells at the answer's places on training seeds,
     or the answer of a training seed whose feedback to the plan was the same; then stops."""
