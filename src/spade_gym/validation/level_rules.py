@@ -79,7 +79,7 @@ class PairedOrder:
 
 #: A paired difference varies up to three times as much as one rate (seeds discordant both ways),
 #: so it is judged at no less than this confidence, with ``PAIRED_CAP_FACTOR`` times the seed cap:
-#: exactly (tests/test_validation_levels.py), a run then disagrees with the majority verdict at most
+#: exactly (tests/validation/test_validation_levels.py), a run then disagrees with the majority verdict at most
 #: 4.5% of the time at 10 points from the slack, as the rate rule does at 10 points from its limit.
 PAIRED_CONFIDENCE = 0.95
 PAIRED_CAP_FACTOR = 3
