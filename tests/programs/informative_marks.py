@@ -1,7 +1,9 @@
-# A sound code-breaking game whose only feedback is a count of exact matches: the same opening screen
-# on every seed, and the program's data flow carries the secret to the agent only through equality
-# tests with its guess, so the evidence is the feedback to legal moves (the informative check plays
-# other seeds' winning codes as guesses and sees them sorted differently on different seeds).
+# A code-breaking game whose only feedback is a count of exact matches: the same opening screen on
+# every seed, and the program's data flow carries the secret to the agent only through equality tests
+# with its guess, so the evidence is the feedback to legal moves (the informative check plays other
+# seeds' winning codes as guesses and sees them sorted differently on different seeds). Informative,
+# but with 10 guesses the first code consistent with every count wins ~95% of seeds (7,776 codes), so
+# the shortcut check rejects it; with 4 guesses (a test substitutes max_turns) it is accepted.
 import random
 import re
 

@@ -227,9 +227,8 @@ def test_a_script_that_reads_the_feedback_is_evidence_against_chance():
                                          ("informative_codebreak", True), ("informative_marks", True)])
 def test_the_informative_verdicts_hold_on_fresh_seeds(name, valid):
     """Two more fresh-seed runs each (every run of these tests draws fresh seeds; 20-run measurements are
-    in the report of this change). The informative check's verdict is the subject: on informative_marks the
-    shortcut check's ``marks`` script, when it learns the count feedback on the training seeds, solves the
-    code like any consistent-candidate search (2 runs of 120 at fresh seeds), which is its own verdict."""
+    in the report of this change). The informative check's verdict is the subject: informative_marks is
+    also rejected by the shortcut check's ``marks`` search on every run (test_validation_code_search.py)."""
     source = program(name)
     verdicts = [validate_source(source, config=INFORMATIVE).check("informative").passed for _ in range(2)]
     assert verdicts == [valid] * 2

@@ -32,6 +32,7 @@ from collections.abc import Callable
 
 from spade_gym.validation.baselines.base import Baseline, Prior
 from spade_gym.validation.baselines.moves import OpponentModel, ProbePlan, learn_opponent
+from spade_gym.validation.consistent_codes import next_consistent
 from spade_gym.validation.feedback_marks import MarkModel, answer_form
 from spade_gym.validation.feedback_model import new_part
 from spade_gym.validation.feedback_numeric import NumericSemantics, ScreenBound, feedback_features
@@ -200,8 +201,9 @@ class MarkSearch(Baseline):
     """*marks*: for answers that are sequences (codes, words, lists), keep the candidates that would
     have drawn every mark or count the feedback gave so far (under the marking learned on training
     seeds, whatever its symbols or words), and answer the first of them; candidates are the
-    answer-shaped tokens of the screen and, where the alphabet of the other seeds' answers allows
-    few enough, every sequence over it."""
+    answer-shaped tokens of the screen and every sequence over the alphabet of the other seeds'
+    answers: listed whole where few enough, else searched for the next consistent one
+    (:mod:`~spade_gym.validation.consistent_codes`; alphabets of up to 12 elements)."""
 
     def __init__(self, rng, prior: Prior):
         super().__init__(rng)
@@ -220,6 +222,8 @@ class MarkSearch(Baseline):
         # the screen's answer-shaped tokens (a word bank), then the answers other seeds had
         screen = [form.split(c) for c in all_candidates(observation)[:2000] + self.known]
         pool = [c for c in screen if c is not None]
+        #: per place, the elements a search of the whole code space tries, in turn (a big space only)
+        self.orders: list[list[str]] | None = None
         if len(form.alphabet) ** form.length <= MARK_CANDIDATES:
             # a small alphabet is the whole alphabet (codes, digits): the screen's words outside it
             # ("have", "code") are no candidates
@@ -228,6 +232,12 @@ class MarkSearch(Baseline):
             product = list(itertools.product(form.alphabet, repeat=form.length))
             self.rng.shuffle(product)
             pool += product
+        elif len(form.alphabet) <= 12:
+            # too many codes to list (6 colours, 5 pegs: 7,776): the word bank first, then a search
+            # of the space for the first code consistent with the marks so far
+            alphabet = set(form.alphabet)
+            pool = [c for c in pool if alphabet.issuperset(c)]
+            self.orders = [self.rng.sample(form.alphabet, len(form.alphabet)) for _ in range(form.length)]
         self.candidates = list(dict.fromkeys(pool))
         self.alive = list(self.candidates)
         self.constraints: list[tuple[tuple[str, ...], dict]] = []
@@ -247,12 +257,15 @@ class MarkSearch(Baseline):
             elif marks:
                 self.constraints.append((self.last, marks))
                 self.alive = [c for c in self.alive if MarkModel.fits(self.last, c, marks)]
-                while not self.alive and self.constraints:  # a new answer: forget the oldest marks
+                while not self.alive and self.constraints and self.orders is None:
+                    # a new answer: forget the oldest marks (a searched space has more candidates)
                     self.constraints.pop(0)
                     self.alive = [c for c in self.candidates
                                   if all(MarkModel.fits(g, c, m) for g, m in self.constraints)]
         self.screen = observation
         choice = next((c for c in self.alive if c not in self.tried), None)
+        if choice is None and self.orders is not None:
+            choice = next_consistent(self.orders, self.constraints, self.tried)
         if choice is None:
             self.exhausted = True
             choice = next((c for c in self.candidates if c not in self.tried), self.candidates[0] if self.candidates
