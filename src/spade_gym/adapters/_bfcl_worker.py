@@ -21,8 +21,13 @@ import copy
 import importlib
 import inspect
 import json
-import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING or __package__:  # imported as spade_gym.adapters._bfcl_worker (tests, the type checker)
+    from spade_gym.adapters._worker_loop import limit_memory, serve, take_stdout
+else:  # run as a script, as the host starts it: this file's folder is first on sys.path
+    from _worker_loop import limit_memory, serve, take_stdout
 
 MODULE_PREFIX = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code."
 CLASS_MODULES = {
@@ -134,28 +139,9 @@ class BfclSession:
 
 
 def main() -> None:
-    try:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
-    except (ImportError, ValueError, OSError):
-        pass
-    # The protocol owns the real stdout; anything a simulator prints goes to stderr.
-    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    session = BfclSession()
-    for line in sys.stdin:
-        try:
-            reply = session.handle(json.loads(line))
-        except Exception as exc:
-            reply = {"failure": f"{type(exc).__name__}: {exc}"}
-        try:
-            text = json.dumps(reply, ensure_ascii=False)
-        except (TypeError, ValueError) as exc:
-            text = json.dumps({"failure": f"reply is not JSON: {exc}"})
-        protocol.write(text + "\n")
-        protocol.flush()
+    limit_memory(MEMORY_LIMIT_BYTES)
+    protocol = take_stdout()  # anything a simulator prints goes to stderr
+    serve(BfclSession().handle, sys.stdin, protocol)
 
 
 if __name__ == "__main__":

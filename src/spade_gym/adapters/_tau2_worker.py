@@ -21,11 +21,15 @@ text message; ``evaluate`` (termination) scores the conversation so far as tau2 
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import pickle
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING or __package__:  # imported as spade_gym.adapters._tau2_worker (tests, the type checker)
+    from spade_gym.adapters._worker_loop import limit_memory, serve, take_stdout
+else:  # run as a script, as the host starts it: this file's folder is first on sys.path (until just below)
+    from _worker_loop import limit_memory, serve, take_stdout
 
 # Run as a script, this file's directory comes first on sys.path, and it holds spade-gym's
 # own ``tau2.py``, which would shadow the tau2 package.
@@ -185,16 +189,8 @@ class Tau2Session:
 
 
 def main() -> None:
-    try:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
-    except (ImportError, ValueError, OSError):
-        pass
-    # The protocol owns the real stdout; anything tau2 prints or logs goes to stderr.
-    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
+    limit_memory(MEMORY_LIMIT_BYTES)
+    protocol = take_stdout()  # anything tau2 prints or logs goes to stderr
     try:
         from loguru import logger
 
@@ -202,18 +198,7 @@ def main() -> None:
         logger.add(sys.stderr, level="ERROR")
     except ImportError:
         pass
-    session = Tau2Session()
-    for line in sys.stdin:
-        try:
-            reply = session.handle(json.loads(line))
-        except Exception as exc:
-            reply = {"failure": f"{type(exc).__name__}: {exc}"}
-        try:
-            text = json.dumps(reply, ensure_ascii=False, default=str)
-        except (TypeError, ValueError) as exc:
-            text = json.dumps({"failure": f"reply is not JSON: {exc}"})
-        protocol.write(text + "\n")
-        protocol.flush()
+    serve(Tau2Session().handle, sys.stdin, protocol, default=str)
 
 
 if __name__ == "__main__":
