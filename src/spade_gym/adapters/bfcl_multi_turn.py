@@ -20,10 +20,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import select
-import subprocess
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -41,6 +37,7 @@ from spade_gym.adapters.bfcl_data import (
     data_version,
     read_jsonl,
 )
+from spade_gym.adapters.worker_client import WorkerClient, start_worker
 from spade_gym.contract import MAX_ACTION_CHARS, TOOL_USE_KIND
 from spade_gym.env.spaces import UnicodeText
 from spade_gym.errors import RegistryError, SpadeError
@@ -126,61 +123,15 @@ def tool_schemas(task: MultiTurnTask) -> list[dict[str, Any]]:
     })
 
 
-class Simulators:
-    """The worker process of one environment; requests and replies are JSON lines."""
+class Simulators(WorkerClient):
+    """The worker process of one environment (see :mod:`~spade_gym.adapters.worker_client`)."""
 
     def __init__(self, request_deadline: float = REQUEST_DEADLINE_S) -> None:
-        self._process: subprocess.Popen | None = None
-        self.request_deadline = request_deadline
-
-    def _start(self) -> subprocess.Popen:
-        env = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "HOME", "LANG", "LC_ALL",
-                                                            "VIRTUAL_ENV", "SYSTEMROOT", "TMPDIR")}
-        return subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, env=env, text=True, encoding="utf-8", bufsize=1)
-
-    def request(self, payload: dict[str, Any], deadline: float | None = None) -> dict[str, Any]:
-        deadline = self.request_deadline if deadline is None else deadline
-        if self._process is None or self._process.poll() is not None:
-            self._process = self._start()
-        process = self._process
-        assert process.stdin is not None and process.stdout is not None, "_start() opens both pipes"
-        try:
-            process.stdin.write(json.dumps(payload, ensure_ascii=False) + "\n")
-            process.stdin.flush()
-            ready, _, _ = select.select([process.stdout], [], [], deadline)
-            line = process.stdout.readline() if ready else None
-        except (BrokenPipeError, OSError, ValueError) as exc:
-            self.close()
-            raise SimulatorFailure(f"BFCL's simulators stopped: {exc}") from None
-        if not line:
-            self.close()
-            raise SimulatorFailure(f"BFCL's simulators did not answer a {payload.get('op')!r} request "
-                                   f"within {deadline:g} s" if ready is not None and not ready else
-                                   "BFCL's simulators stopped")
-        try:
-            reply = json.loads(line)
-        except ValueError:
-            reply = None
-        if not isinstance(reply, dict) or "failure" in reply:
-            failure = reply.get("failure") if isinstance(reply, dict) else repr(line[:200])
-            raise SimulatorFailure(f"BFCL's simulators failed a {payload.get('op')!r} request: {failure}")
-        return reply
+        super().__init__(lambda: start_worker(WORKER), name="BFCL's simulators", failure=SimulatorFailure,
+                         request_deadline=request_deadline)
 
     def close(self) -> None:
-        if self._process is not None:
-            try:
-                self._process.kill()
-                self._process.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
-            for stream in (self._process.stdin, self._process.stdout):
-                try:
-                    if stream is not None:
-                        stream.close()
-                except OSError:
-                    pass
-            self._process = None
+        self.kill()  # a worker holds one task's simulators: none is kept for the next episode
 
 
 def _render_turn(messages: Iterable[dict[str, str]]) -> str:

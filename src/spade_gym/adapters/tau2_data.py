@@ -11,16 +11,14 @@ from __future__ import annotations
 import atexit
 import importlib.util
 import json
-import os
-import select
 import subprocess
-import sys
 import threading
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from spade_gym.adapters.worker_client import WorkerClient, end_worker, start_worker
 from spade_gym.errors import RegistryError, SpadeError
 
 #: The package version the data was checked against; scores compare only on the same data.
@@ -127,10 +125,7 @@ def _spawn() -> subprocess.Popen:
             process = _IDLE.pop()
             if process.poll() is None:
                 return process
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "HOME", "LANG", "LC_ALL",
-                                                        "VIRTUAL_ENV", "SYSTEMROOT", "TMPDIR")}
-    return subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=env, text=True, encoding="utf-8", bufsize=1)
+    return start_worker(WORKER)
 
 
 @atexit.register
@@ -139,62 +134,14 @@ def _end_idle_workers() -> None:
         idle = list(_IDLE)
         _IDLE.clear()
     for process in idle:
-        _kill(process)
+        end_worker(process)
 
 
-def _kill(process: subprocess.Popen) -> None:
-    try:
-        process.kill()
-        process.wait(timeout=5)
-    except (OSError, subprocess.TimeoutExpired):
-        pass
-    for stream in (process.stdin, process.stdout):
-        try:
-            if stream is not None:
-                stream.close()
-        except OSError:
-            pass
-
-
-class DomainWorker:
-    """The worker process of one environment; requests and replies are JSON lines."""
+class DomainWorker(WorkerClient):
+    """The worker process of one environment (see :mod:`~spade_gym.adapters.worker_client`)."""
 
     def __init__(self, request_deadline: float = REQUEST_DEADLINE_S) -> None:
-        self._process: subprocess.Popen | None = None
-        self.request_deadline = request_deadline
-
-    def request(self, payload: dict[str, Any], deadline: float | None = None) -> dict[str, Any]:
-        deadline = self.request_deadline if deadline is None else deadline
-        if self._process is None or self._process.poll() is not None:
-            self._process = _spawn()
-        process = self._process
-        assert process.stdin is not None and process.stdout is not None, "the worker is started with both pipes"
-        try:
-            process.stdin.write(json.dumps(payload, ensure_ascii=False) + "\n")
-            process.stdin.flush()
-            ready, _, _ = select.select([process.stdout], [], [], deadline)
-            line = process.stdout.readline() if ready else None
-        except (BrokenPipeError, OSError, ValueError) as exc:
-            self.kill()
-            raise Tau2Failure(f"tau2's domain worker stopped: {exc}") from None
-        if not line:
-            self.kill()  # a late answer would be read as the reply to the next request
-            raise Tau2Failure(f"tau2's domain worker did not answer a {payload.get('op')!r} request within "
-                              f"{deadline:g} s" if line is None else "tau2's domain worker stopped")
-        try:
-            reply = json.loads(line)
-        except ValueError:
-            reply = None
-        if not isinstance(reply, dict) or "failure" in reply:
-            failure = reply.get("failure") if isinstance(reply, dict) else repr(line[:200])
-            raise Tau2Failure(f"tau2's domain worker failed a {payload.get('op')!r} request: {failure}")
-        return reply
-
-    def kill(self) -> None:
-        """End the worker process (after a failure: it may be hung or out of step)."""
-        if self._process is not None:
-            _kill(self._process)
-            self._process = None
+        super().__init__(_spawn, name="tau2's domain worker", failure=Tau2Failure, request_deadline=request_deadline)
 
     def close(self) -> None:
         """Hand a healthy worker to the next environment of this process (or end it)."""
@@ -205,4 +152,4 @@ class DomainWorker:
             if process.poll() is None and len(_IDLE) < MAX_IDLE_WORKERS:
                 _IDLE.append(process)
                 return
-        _kill(process)
+        end_worker(process)
