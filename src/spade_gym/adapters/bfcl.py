@@ -36,18 +36,19 @@ language-specific converters), the other multi-turn categories, and the memory,
 web-search and format-sensitivity categories (see docs/bfcl.md).
 
 Reading the data files is :mod:`~spade_gym.adapters.bfcl_data`; the schemas, observation
-and possible answers an agent is judged against are :mod:`~spade_gym.adapters.bfcl_answers`.
+and possible answers an agent is judged against are :mod:`~spade_gym.adapters.bfcl_answers`;
+what the single- and multi-turn environments share is :mod:`~spade_gym.adapters.bfcl_env`.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
 import gymnasium as gym
 
+from spade_gym.adapters import bfcl_multi_turn
 from spade_gym.adapters.bfcl_answers import (  # re-exported: see __all__
     JSON_SCHEMA_TYPES,
     PROTOCOL_INSTRUCTION,
@@ -72,11 +73,11 @@ from spade_gym.adapters.bfcl_data import (  # re-exported: see __all__
     known_category,
     read_jsonl,
 )
-from spade_gym.contract import MAX_ACTION_CHARS, TOOL_USE_KIND
+from spade_gym.adapters.bfcl_env import BfclToolEnv
+from spade_gym.contract import MAX_ACTION_CHARS
 from spade_gym.env.hint_mode import HintValue
-from spade_gym.env.spaces import UnicodeText
 from spade_gym.env.wrappers import with_hint
-from spade_gym.errors import RegistryError, SpadeError
+from spade_gym.errors import RegistryError
 from spade_gym.toolcalls import ToolCall, format_answer, format_calls, parse_action
 
 #: Every adapter id starts with this; the rest is the BFCL category and ``-v0``.
@@ -143,78 +144,55 @@ def excluded_tasks(category: str) -> tuple[tuple[str, str], ...]:
 def num_tasks(category: str) -> int:
     """How many tasks a category has (single- or multi-turn)."""
     if category in MULTI_TURN_CATEGORIES:
-        from spade_gym.adapters import bfcl_multi_turn
-
         return len(bfcl_multi_turn.load_tasks(category))
     return len(load_tasks(category))
 
 
-# ----------------------------------------------------------------------------- presentation
+# ----------------------------------------------------------------------------- the environment
 
 
-
-class BfclEnv(gym.Env[str, str]):
+class BfclEnv(BfclToolEnv[BfclTask]):
     """One BFCL category: ``reset(seed=s)`` poses task ``s % size``; one ``step`` scores the reply.
 
     ``show_tools=False`` leaves the function schemas out of the observation, for agents
     that pass ``info["tools"]`` to a chat template or an API's ``tools=`` instead.
     """
 
-    metadata = {"render_modes": []}
-    #: Agents treat it as a tool-use environment (``spade_gym.tools(env)``, native tool calling).
-    kind = TOOL_USE_KIND
-
     def __init__(self, category: str, *, show_tools: bool = True):
-        self.category = known_category(category)
+        category = known_category(category)
         self.mode = CATEGORIES[category]
-        self.show_tools = bool(show_tools)
-        self.tasks = load_tasks(category)
-        self.observation_space = UnicodeText(MAX_OBSERVATION_CHARS)
-        self.action_space = UnicodeText(MAX_ACTION_CHARS)
-        self._task: BfclTask | None = None
-        self._tools: list[dict[str, Any]] | None = None
+        super().__init__(category, load_tasks(category), show_tools=show_tools)
         self._calls: list[ToolCall] = []
         self._malformed: list[str] = []
         self._steps = 0
-        self._done = False
 
-    @property
-    def tools(self) -> list[dict[str, Any]]:
-        """The current task's functions as OpenAI function schemas (see :func:`spade_gym.tools`)."""
-        if self._tools is None:
-            raise SpadeError(f"{self!r} has no tools yet: call reset() first (each task declares its functions)")
-        return copy.deepcopy(self._tools)
+    def _tool_schemas(self, task: BfclTask) -> list[dict[str, Any]]:
+        return tool_schemas(task)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
-        super().reset(seed=seed)
-        index = int(seed) if seed is not None else int(self.np_random.integers(0, len(self.tasks)))
-        index %= len(self.tasks)
-        self._task = self.tasks[index]
-        self._calls, self._malformed, self._steps, self._done = [], [], 0, False
-        tools = self._tools = tool_schemas(self._task)
-        observation = render_observation(self._task, tools, show_tools=self.show_tools)
-        info = {"tools": copy.deepcopy(tools), "category": self.category, "task_id": self._task.id, "index": index,
+        index, task = self._pose(seed)
+        self._calls, self._malformed, self._steps = [], [], 0
+        tools = self.tools  # a copy: what the agent is handed cannot change the task's
+        observation = render_observation(task, tools, show_tools=self.show_tools)
+        info = {"tools": tools, "category": self.category, "task_id": task.id, "index": index,
                 "num_tasks": len(self.tasks), "bfcl_version": data_version()}
         return observation[:MAX_OBSERVATION_CHARS], info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
-        if self._task is None:
-            raise gym.error.ResetNeeded("call reset() before step()")
-        if self._done:
-            raise gym.error.ResetNeeded("the episode is over: call reset() before step()")
+        task = self._playing()
         parsed = parse_action(str(action)[:MAX_ACTION_CHARS])
         self._calls.extend(parsed.calls)
         self._malformed.extend(parsed.errors)
         self._steps += 1
         if not self._settled(replied=not parsed.calls or parsed.answer is not None):
             return f"Tool result:\n{RECORDED}", 0.0, False, False, {"recorded": len(self._calls),
-                                                                     "task_id": self._task.id}
+                                                                     "task_id": task.id}
         self._done = True
         verdict = self.score(self._calls, self._malformed)
         # (not "error": in spade-gym's info dicts that key means the environment itself failed)
         info = {"valid": verdict.valid, "reason": verdict.error, "reason_type": verdict.error_type,
                 "calls": [{"name": c.name, "arguments": c.arguments} for c in self._calls],
-                "task_id": self._task.id}
+                "task_id": task.id}
         reward = 1.0 if verdict.valid else 0.0
         observation = "Correct." if verdict.valid else f"Incorrect ({verdict.error_type}). Score: 0."
         return observation, reward, True, False, info
@@ -254,20 +232,12 @@ class BfclEnv(gym.Env[str, str]):
             calls = reference_calls(self._task)
         return format_calls(calls) + "\n" + format_answer("done")
 
-    def _privileged_hint(self) -> str | None:
-        return None
-
-
-
-
 
 def make_bfcl_env(*, category: str, hint: HintValue = False, show_tools: bool = True) -> gym.Env:
     """Entry point of every BFCL id. BFCL has no hints: ``hint=True`` (eval's hint arm) only sets ``info["hint"]``."""
     env: gym.Env
     if category in MULTI_TURN_CATEGORIES:
-        from spade_gym.adapters.bfcl_multi_turn import BfclMultiTurnEnv
-
-        env = BfclMultiTurnEnv(category, show_tools=show_tools)
+        env = bfcl_multi_turn.BfclMultiTurnEnv(category, show_tools=show_tools)
     else:
         env = BfclEnv(category, show_tools=show_tools)
     return with_hint(env, hint)

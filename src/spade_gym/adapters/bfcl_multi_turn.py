@@ -18,7 +18,6 @@ arguments a model chose. BFCL's ground truth is Python call text, which BFCL eva
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -37,9 +36,9 @@ from spade_gym.adapters.bfcl_data import (
     data_version,
     read_jsonl,
 )
+from spade_gym.adapters.bfcl_env import BfclToolEnv
 from spade_gym.adapters.worker_client import WorkerClient, start_worker
-from spade_gym.contract import MAX_ACTION_CHARS, TOOL_USE_KIND
-from spade_gym.env.spaces import UnicodeText
+from spade_gym.contract import MAX_ACTION_CHARS
 from spade_gym.errors import RegistryError, SpadeError
 from spade_gym.toolcalls import ParsedAction, ToolCall, format_answer, format_calls, openai_tools, parse_action
 
@@ -141,66 +140,46 @@ def _render_turn(messages: Iterable[dict[str, str]]) -> str:
     return "\n\n".join(f"{str(m.get('role', 'user')).capitalize()}: {m.get('content', '')}" for m in messages)
 
 
-class BfclMultiTurnEnv(gym.Env[str, str]):
+class BfclMultiTurnEnv(BfclToolEnv[MultiTurnTask]):
     """One BFCL multi-turn category; ``reset(seed=s)`` poses task ``s % size``.
 
     A call that the simulators cannot finish within ``request_deadline`` seconds (or that
     crashes them) ends the episode with reward 0: the agent asked for it.
     """
 
-    metadata = {"render_modes": []}
-    kind = TOOL_USE_KIND
-
     def __init__(self, category: str = "multi_turn_base", *, show_tools: bool = True,
                  request_deadline: float = REQUEST_DEADLINE_S):
-        self.tasks = load_tasks(category)
-        self.category = category
-        self.show_tools = bool(show_tools)
-        self.observation_space = UnicodeText(MAX_OBSERVATION_CHARS)
-        self.action_space = UnicodeText(MAX_ACTION_CHARS)
+        super().__init__(category, load_tasks(category), show_tools=show_tools)
         self._simulators = Simulators(request_deadline)
-        self._task: MultiTurnTask | None = None
-        self._tools: list[dict[str, Any]] | None = None
         self._turn = 0
-        self._done = False
 
-    @property
-    def tools(self) -> list[dict[str, Any]]:
-        """The current task's functions as OpenAI function schemas (see :func:`spade_gym.tools`)."""
-        if self._tools is None:
-            raise SpadeError(f"{self!r} has no tools yet: call reset() first (each task declares its functions)")
-        return copy.deepcopy(self._tools)
+    def _tool_schemas(self, task: MultiTurnTask) -> list[dict[str, Any]]:
+        return tool_schemas(task)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
-        super().reset(seed=seed)
-        index = int(seed) if seed is not None else int(self.np_random.integers(0, len(self.tasks)))
-        index %= len(self.tasks)
-        self._task = self.tasks[index]
-        self._tools = tool_schemas(self._task)
-        self._turn, self._done = 0, False
+        index, task = self._pose(seed)
+        self._turn = 0
         self._turn_calls = self._turn_steps = 0
         self._results: list[str] = []
-        self._simulators.request({"op": "start", "config": self._task.initial_config,
-                                  "classes": list(self._task.involved_classes)}, deadline=START_DEADLINE_S)
-        parts = [_render_turn(self._task.turns[0])]
+        self._simulators.request({"op": "start", "config": task.initial_config,
+                                  "classes": list(task.involved_classes)}, deadline=START_DEADLINE_S)
+        tools = self.tools  # a copy: what the agent is handed cannot change the task's
+        parts = [_render_turn(task.turns[0])]
         if self.show_tools:
             parts.append("Available functions (OpenAI function schemas):\n"
-                         + json.dumps(self._tools, indent=1, ensure_ascii=False))
+                         + json.dumps(tools, indent=1, ensure_ascii=False))
         parts.append(PROTOCOL_INSTRUCTION)
-        info = {"tools": copy.deepcopy(self._tools), "category": self.category, "task_id": self._task.id,
-                "index": index, "num_tasks": len(self.tasks), "turns": len(self._task.turns),
+        info = {"tools": tools, "category": self.category, "task_id": task.id,
+                "index": index, "num_tasks": len(self.tasks), "turns": len(task.turns),
                 "bfcl_version": data_version()}
         return "\n\n".join(parts)[:MAX_OBSERVATION_CHARS], info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
-        if self._task is None:
-            raise gym.error.ResetNeeded("call reset() before step()")
-        if self._done:
-            raise gym.error.ResetNeeded("the episode is over: call reset() before step()")
+        task = self._playing()
         parsed = parse_action(str(action)[:MAX_ACTION_CHARS])
-        info: dict[str, Any] = {"task_id": self._task.id, "turn": self._turn}
+        info: dict[str, Any] = {"task_id": task.id, "turn": self._turn}
         try:
-            return self._step(self._task, parsed, info)
+            return self._step(task, parsed, info)
         except SimulatorFailure as exc:
             self._done = True
             self._simulators.close()
@@ -274,6 +253,3 @@ class BfclMultiTurnEnv(gym.Env[str, str]):
             calls = [ToolCall(str(c["name"]), dict(c["arguments"])) for c in turn]
             blocks.append((format_calls(calls) + "\n" if calls else "") + format_answer("done"))
         return "\n".join(blocks)
-
-    def _privileged_hint(self) -> str | None:
-        return None
