@@ -22,6 +22,7 @@ from spade_gym.errors import ConfigError, ProgramTimeout
 from spade_gym.registry import Suite, bundled_suite_path
 from spade_gym.selfplay.batch import batch_layout, reserve_pool_tasks
 from spade_gym.selfplay.demo_designs import DEMO_DESIGNS
+from spade_gym.selfplay.designing import Designs
 from spade_gym.selfplay.generation import make_generator
 from spade_gym.selfplay.overrides import apply_overrides
 from spade_gym.selfplay.policy import TokenPolicy, Trace
@@ -204,8 +205,7 @@ def test_dropped_invalid_designs_leave_the_batch_and_every_baseline(rollout, mon
         rollout._settle_designer_rewards(batch, 1, [])
         samples = [[types.SimpleNamespace(completion_ids=[7, 8], logprobs=[-0.1, -0.2]) for _ in batch]]
         rollout.config.num_generations = len(batch)
-        rows, _ = rollout._designer_rows(batch, samples, [[1, 2]], 1)
-        return batch, rows
+        return batch, rollout.delayed_stage.run(Designs(batch, samples, [[1, 2]]), 1).rows
 
     penalised, rows = settle("penalise")
     assert [d.reward for d in penalised[1:]] == [-1.0, -1.0]
@@ -281,11 +281,11 @@ def test_a_delayed_design_keeps_its_timeout_for_its_reward(rollout):
     hung = DesignResult("Maths", False, "p", valid=True, env_id="spade/Hung-v0", regret=0.5, win_rate=0.5,
                         reward=0.5, step_timeout=True)
     sample = types.SimpleNamespace(completion_ids=[3], logprobs=[-0.1])
-    rollout._designer_rows([hung], [[sample]], [[9]], 1)
+    rollout.delayed_stage.run(Designs([hung], [[sample]], [[9]]), 1)
     assert rollout.state.pending_designs[0]["step_timeout"] is True
     rollout.state.iteration = 1
-    rows, trained = rollout._designer_rows([], [], [], 2, slots=1)
-    assert trained == 1 and rows[0].reward == -0.5
+    out = rollout.delayed_stage.run(Designs(), 2, slots=1)
+    assert out.trained_from == 1 and out.rows[0].reward == -0.5
 
 
 # ------------------------------------------------------------------ designer reward scaling

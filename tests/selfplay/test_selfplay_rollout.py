@@ -10,6 +10,7 @@ import pytest
 from spade_gym.contract import GAME_KIND
 from spade_gym.registry import Suite, bundled_suite_path
 from spade_gym.selfplay.demo_designs import DEMO_DESIGNS
+from spade_gym.selfplay.designing import Designs
 from spade_gym.selfplay.presets import load_preset
 from spade_gym.selfplay.progress import Progress
 from spade_gym.selfplay.rewards import learning_potential
@@ -184,9 +185,9 @@ def _iteration(rollout, iteration: int, plays: list[tuple[str, float]], skills=(
                         for k in range(2)])
         plays = plays + [(env_id, 0.0), (env_id, 0.0)]  # its paired no-hint plays lose
     remember_plays(rollout.state.plays, iteration, plays, rollout.config.reward.plays_kept)
-    rows, trained_from = rollout._designer_rows(designs, samples, [[100 + iteration], [200 + iteration]], iteration)
+    out = rollout.delayed_stage.run(Designs(designs, samples, [[100 + iteration], [200 + iteration]]), iteration)
     rollout.state.iteration = iteration
-    return rows, trained_from, samples
+    return out.rows, out.trained_from, samples
 
 
 def _check_aligned(rows, G=2):
@@ -288,6 +289,7 @@ def test_pending_designs_round_trip_the_checkpoint(rollout, tmp_path):
 def test_delayed_designs_of_each_rank_stay_on_it(rollout):
     """Two ranks: each trains its own designs of D iterations ago, centred with the other's."""
     from spade_gym.selfplay.distributed import Ranks
+    from spade_gym.selfplay.rollout import RunState
 
     class SecondRank(Ranks):
         def gather(self, items):  # rank 0 contributed the same items (as its own)
@@ -295,7 +297,8 @@ def test_delayed_designs_of_each_rank_stay_on_it(rollout):
             return theirs + list(items)
 
     _delayed(rollout, 1, skill_centring=True)
-    rollout.ranks = SecondRank(rank=1, world=2)
+    rollout = SpadeRollout(rollout.config, rollout.run_dir, rollout.seed_entries, RunState(),
+                           ranks=SecondRank(rank=1, world=2))
     _iteration(rollout, 1, [])
     assert sorted(p["rank"] for p in rollout.state.pending_designs) == [0, 0, 0, 0, 1, 1, 1, 1]
     assert len(rollout.state.pending_samples) == 4  # its own tokens only

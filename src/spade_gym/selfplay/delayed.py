@@ -29,17 +29,38 @@ same rewards.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from spade_gym.errors import SpadeError
-from spade_gym.selfplay.records import DesignResult, RolloutStage
+from spade_gym.selfplay.config import SelfPlayConfig
+from spade_gym.selfplay.designing import Designs
+from spade_gym.selfplay.distributed import Ranks
+from spade_gym.selfplay.records import DesignResult, RunState
 from spade_gym.selfplay.rewards import centre_per_skill, designer_reward, invalid_reward, window_win_rate
 from spade_gym.selfplay.rows import TrainingRow
 
 
-class DelayedDesignStage(RolloutStage):
-    def _designer_rows(self, designs: list[DesignResult], design_samples: list, prompt_ids: list[list[int]],
-                       iteration: int, *, slots: int | None = None) -> tuple[list[TrainingRow], int | None]:
-        """The designer's training rows of this iteration (collective with a delay: every rank),
-        and the iteration whose designs they train (None: no designer loss this iteration).
+@dataclass
+class DesignerRows:
+    """The designer's share of an iteration's batch (:meth:`DelayedDesignStage.run`)."""
+
+    #: Its training rows, one per designer slot, padding included.
+    rows: list[TrainingRow]
+    #: The iteration whose designs they train; None: no designer loss this iteration.
+    trained_from: int | None
+
+
+class DelayedDesignStage:
+    def __init__(self, config: SelfPlayConfig, *, state: RunState, ranks: Ranks):
+        self.config = config
+        #: The run's state: designs waiting for their reward (``pending_designs``, every rank's) and
+        #: this rank's samples of them (``pending_samples``), checkpointed and restored on resume.
+        self.state = state
+        self.ranks = ranks
+
+    def run(self, drawn: Designs, iteration: int, *, slots: int | None = None) -> DesignerRows:
+        """The designer's training rows of this iteration from its designs (their rewards
+        settled), collective with a delay: every rank.
 
         ``slots``: this rank's designer slots (default: its designs of this iteration). In an
         iteration that designs nothing (``design_every``) they are padding, unless delayed
@@ -50,8 +71,9 @@ class DelayedDesignStage(RolloutStage):
         G = config.num_generations
         train_designer = iteration > config.designer_training_delay
         delay = config.reward.designer_reward_delay
-        current = [(prompt_ids[group], sample, design)
-                   for group, samples in enumerate(design_samples)
+        designs = drawn.designs
+        current = [(drawn.prompt_ids[group], sample, design)
+                   for group, samples in enumerate(drawn.samples)
                    for design, sample in zip(designs[group * G:(group + 1) * G], samples)]
         slots = len(current) if slots is None else slots
         padding = [TrainingRow.padding("designer")] * max(0, slots - len(current))
@@ -64,27 +86,28 @@ class DelayedDesignStage(RolloutStage):
                 rows.append(TrainingRow(prompt, s.completion_ids, s.logprobs,
                                         [1 if loss else 0] * len(s.completion_ids),
                                         None if self._dropped(d) else d.reward, "designer", d.advantage))
-            return rows + padding, iteration if train_designer and current else None
+            return DesignerRows(rows + padding, iteration if train_designer and current else None)
         self._keep_designs(current, designs, iteration)
-        drawn = iteration - delay
+        due_iteration = iteration - delay
         state = self.state
-        due = [p for p in state.pending_designs if p["iteration"] == drawn]
-        samples = [p for p in state.pending_samples if p["iteration"] == drawn]
-        state.pending_designs = [p for p in state.pending_designs if p["iteration"] > drawn]
-        state.pending_samples = [p for p in state.pending_samples if p["iteration"] > drawn]
+        due = [p for p in state.pending_designs if p["iteration"] == due_iteration]
+        samples = [p for p in state.pending_samples if p["iteration"] == due_iteration]
+        state.pending_designs = [p for p in state.pending_designs if p["iteration"] > due_iteration]
+        state.pending_samples = [p for p in state.pending_samples if p["iteration"] > due_iteration]
         mine = self._score_delayed(due)
         if not due:
             # Nothing drawn D iterations ago: the slots hold this iteration's designs (if any), no loss.
-            return ([TrainingRow(prompt, s.completion_ids, s.logprobs, [0] * len(s.completion_ids), d.reward,
-                                 "designer") for prompt, s, d in current] + padding, None)
+            return DesignerRows([TrainingRow(prompt, s.completion_ids, s.logprobs, [0] * len(s.completion_ids),
+                                             d.reward, "designer") for prompt, s, d in current] + padding, None)
         if not len(mine) == len(samples) == slots:
-            raise SpadeError(f"rank {self.ranks.rank} holds {len(samples)} design samples of iteration {drawn} "
-                             f"for {len(mine)} pending designs, and the designer has {slots} slots "
+            raise SpadeError(f"rank {self.ranks.rank} holds {len(samples)} design samples of iteration "
+                             f"{due_iteration} for {len(mine)} pending designs, and the designer has {slots} slots "
                              "(designer_groups, num_generations or the number of ranks changed during the run?)")
-        return ([TrainingRow(sample["prompt_ids"], sample["completion_ids"], sample["logprobs"],
-                             [1 if train_designer and reward is not None else 0] * len(sample["completion_ids"]),
-                             reward, "designer", advantage, stale=True)
-                 for sample, (_, reward, advantage) in zip(samples, mine)], drawn if train_designer else None)
+        return DesignerRows([TrainingRow(sample["prompt_ids"], sample["completion_ids"], sample["logprobs"],
+                                         [1 if train_designer and reward is not None else 0]
+                                         * len(sample["completion_ids"]), reward, "designer", advantage, stale=True)
+                             for sample, (_, reward, advantage) in zip(samples, mine)],
+                            due_iteration if train_designer else None)
 
     def _dropped(self, design: DesignResult) -> bool:
         """An invalid design under ``reward.invalid_designs="drop"``: its samples carry no loss."""

@@ -86,8 +86,9 @@ class DesignResult:
 
 class RolloutStage:
     """What the stages mixed into :class:`~spade_gym.selfplay.rollout.SpadeRollout` (admission,
-    play, delayed designs) read and write; the rollout sets it up. The design stage is an object
-    of its own (:class:`~spade_gym.selfplay.designing.DesignStage`)."""
+    play) read and write; the rollout sets it up. The design and delayed-design stages are objects
+    of their own (:class:`~spade_gym.selfplay.designing.DesignStage`,
+    :class:`~spade_gym.selfplay.delayed.DelayedDesignStage`)."""
 
     config: SelfPlayConfig
     run_dir: Path

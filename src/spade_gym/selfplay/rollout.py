@@ -51,7 +51,7 @@ from spade_gym.registry import Suite, SuiteEntry
 from spade_gym.selfplay.admission import AdmissionStage
 from spade_gym.selfplay.batch import batch_layout
 from spade_gym.selfplay.config import SelfPlayConfig
-from spade_gym.selfplay.delayed import DelayedDesignStage
+from spade_gym.selfplay.delayed import DelayedDesignStage, DesignerRows
 from spade_gym.selfplay.designers import make_designer
 from spade_gym.selfplay.designing import DesignStage
 from spade_gym.selfplay.distributed import Ranks
@@ -65,7 +65,7 @@ from spade_gym.selfplay.rows import TrainingRow, trl_batch
 __all__ = ["DesignResult", "RunState", "SpadeRollout", "TrainingRow", "trl_batch"]
 
 
-class SpadeRollout(AdmissionStage, PlayStage, DelayedDesignStage):
+class SpadeRollout(AdmissionStage, PlayStage):
     """The ``rollout_func``; one call is one self-play iteration's sampling on this rank."""
 
     def __init__(self, config: SelfPlayConfig, run_dir: Path, seed_entries: list[SuiteEntry], state: RunState,
@@ -85,6 +85,7 @@ class SpadeRollout(AdmissionStage, PlayStage, DelayedDesignStage):
         self.designer = make_designer(config)
         self.design_stage = DesignStage(config, self.designer, suite=self.suite, seed_entries=seed_entries,
                                         ranks=self.ranks)
+        self.delayed_stage = DelayedDesignStage(config, state=state, ranks=self.ranks)
         self.last_metrics: dict = {}
         self.last_designs: list[DesignResult] = []
         self.rollout_finished = 0.0
@@ -120,7 +121,7 @@ class SpadeRollout(AdmissionStage, PlayStage, DelayedDesignStage):
         with generator.session():
             with self.progress.phase(f"iteration {iteration}: designing", total=n_design * G) as phase:
                 drawn = self.design_stage.run(policy, n_design, iteration, rng, phase, offset=share.design_offset)
-                designs, design_samples, prompt_ids = drawn.designs, drawn.samples, drawn.prompt_ids
+                designs, design_samples = drawn.designs, drawn.samples
             timings["design_s"] = time.monotonic() - started
             t = time.monotonic()
             with self.progress.phase(f"iteration {iteration}: validating", total=len(designs)) as phase:
@@ -137,9 +138,9 @@ class SpadeRollout(AdmissionStage, PlayStage, DelayedDesignStage):
             timings["play_s"] = time.monotonic() - t
             timings["play_env_s"] = self.env_seconds
 
-        rows, trained_designs_of = ([], None) if served else \
-            self._designer_rows(designs, design_samples, prompt_ids, iteration, slots=share.design_slot_groups * G)
-        rows += agent.rows
+        designer = DesignerRows([], None) if served else \
+            self.delayed_stage.run(drawn, iteration, slots=share.design_slot_groups * G)
+        rows = designer.rows + agent.rows
         scale = self._scale_designer_advantages(rows) if config.reward.scale_designer_rewards else None
         out = trl_batch(rows, policy.tokenizer.pad_token_id)
 
@@ -157,7 +158,7 @@ class SpadeRollout(AdmissionStage, PlayStage, DelayedDesignStage):
             "dropped_designs": sum(1 for d in designs if d.reward is None),
             "step_timeouts": sum(1 for d in designs if d.step_timeout),
             "trained_designer_rewards": [row.reward for row in rows if row.role == "designer" and row.trained],
-            "designer_trained_from": trained_designs_of,
+            "designer_trained_from": designer.trained_from,
             "agent_returns": agent.returns,
             "suite_wins": agent.suite_wins,
             "registered": [d.env_id for d in valid],
