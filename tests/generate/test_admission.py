@@ -108,7 +108,7 @@ def selfplay(tmp_path, completions: list[str]):
     rollout = SpadeRollout(config, tmp_path / "run", [], RunState())
     designs = [DesignResult(SKILL, False, text, index=i) for i, text in enumerate(completions)]
     with Progress(enabled=False).phase("validating") as phase:
-        rollout._validate_and_register(designs, 1, "test-model", random.Random(0), phase)
+        rollout.admission_stage.run(designs, 1, "test-model", random.Random(0), phase)
     return designs, rollout
 
 

@@ -70,7 +70,7 @@ def designer(prompt: str, seed: int) -> str:
 
 def validate(rollout, designs):
     with Progress(enabled=False).phase("validating") as phase:
-        rollout._validate_and_register(designs, 1, "test-model", random.Random(0), phase)
+        rollout.admission_stage.run(designs, 1, "test-model", random.Random(0), phase)
     return designs
 
 

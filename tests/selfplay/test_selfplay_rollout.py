@@ -47,7 +47,9 @@ def _state():
 
 def validate(rollout, designs):
     with Progress(enabled=False).phase("validating") as phase:
-        rollout._validate_and_register(designs, 1, "test-model", random.Random(0), phase)
+        verdicts = rollout.admission_stage.run(designs, 1, "test-model", random.Random(0), phase)
+    assert verdicts.designs is designs
+    assert verdicts.registered == [d.env_id for d in designs if d.valid]
     return designs
 
 

@@ -72,7 +72,7 @@ def mod_sum(rollout) -> DesignResult:
     """ModSum validated and registered as the run's one environment (the agent's whole pool)."""
     result = DesignResult("Mathematical Reasoning", False, designer_completion(MOD_SUM.source, MOD_SUM.hint))
     with Progress(enabled=False).phase("validating") as phase:
-        rollout._validate_and_register([result], 1, "test-model", random.Random(0), phase)
+        rollout.admission_stage.run([result], 1, "test-model", random.Random(0), phase)
     assert result.valid, result.failure
     rollout.seed_entries = []
     return result
@@ -150,7 +150,7 @@ def test_a_design_that_breaks_the_contract_in_its_plays_is_charged_and_leaves_th
         "            return 'Keep going.', 1.0, False, False, {}\n")
     design = DesignResult("Mathematical Reasoning", False, designer_completion(source, MOD_SUM.hint))
     with Progress(enabled=False).phase("validating") as phase:
-        rollout._validate_and_register([design], 1, "test-model", random.Random(0), phase)
+        rollout.admission_stage.run([design], 1, "test-model", random.Random(0), phase)
     assert design.valid, design.failure  # validation's probes never say zebra
     rollout.seed_entries = []
     fake = FakeVLLM(lambda prompt, seed: "\\boxed{zebra}")
@@ -173,7 +173,8 @@ def test_a_design_named_like_another_suites_environment_fails_instead_of_playing
     source = MOD_SUM.source.replace("class ModSumEnv", "class SealedBidLotsEnv")
     design = DesignResult("Mathematical Reasoning", False, designer_completion(source, MOD_SUM.hint))
     with pytest.warns(Warning, match="refused"), Progress(enabled=False).phase("validating") as phase:
-        rollout._validate_and_register([design], 1, "test-model", random.Random(0), phase)
+        verdicts = rollout.admission_stage.run([design], 1, "test-model", random.Random(0), phase)
+    assert verdicts.registered == []
     assert not design.valid and design.failed_check == "name", (design.failed_check, design.failure)
     assert "another registered suite already owns this name" in design.failure
 

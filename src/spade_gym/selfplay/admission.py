@@ -6,15 +6,40 @@ ones are registered by one writer for all ranks, copies within the batch sharing
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
+from pathlib import Path
 
 from spade_gym.generate.pipeline import admission_steps
-from spade_gym.registry import Suite, designer_label, register_suite
+from spade_gym.registry import Suite, SuiteEntry, designer_label, register_suite
 from spade_gym.registry.admission import SELFPLAY, Admission, Candidate, Form, Prepared, Rejected, Submission
-from spade_gym.selfplay.records import DesignResult, RolloutStage
+from spade_gym.selfplay.config import SelfPlayConfig
+from spade_gym.selfplay.designers import Designer
+from spade_gym.selfplay.distributed import Ranks
+from spade_gym.selfplay.records import DesignResult
 from spade_gym.selfplay.rewards import designer_reward
 
 
-class AdmissionStage(RolloutStage):
+@dataclass
+class Verdicts:
+    """This rank's designs after admission, in their order. Each record carries its verdict:
+    ``valid`` with its ``env_id``, or ``failed_check``/``failure`` and the invalid reward, or
+    ``duplicate_of`` (its reward is settled with the original's, after the plays)."""
+
+    designs: list[DesignResult]
+    #: The ids this rank's designs registered, in design order.
+    registered: list[str]
+
+
+class AdmissionStage:
+    def __init__(self, config: SelfPlayConfig, designer: Designer, *, suite: Suite, rejected_dir: Path,
+                 seed_entries: list[SuiteEntry], ranks: Ranks):
+        self.config = config
+        self.designer = designer
+        self.suite = suite
+        self.rejected_dir = rejected_dir
+        self.seed_entries = seed_entries
+        self.ranks = ranks
+
     def _admission(self, rng: random.Random) -> Admission:
         """This iteration's admission: the run's cheaper validation preset, with probe seeds drawn
         afresh from the iteration's RNG (a designer must not learn the validator's seeds; a
@@ -30,8 +55,10 @@ class AdmissionStage(RolloutStage):
         return Admission(self.suite, rules, admission_steps(), config=probes, rejected_dir=self.rejected_dir,
                          keep_cap=config.keep_rejected, novelty_suites=seed_suites)
 
-    def _validate_and_register(self, designs: list[DesignResult], iteration: int, model_name: str,
-                               rng: random.Random, phase) -> None:
+    def run(self, designs: list[DesignResult], iteration: int, model_name: str, rng: random.Random,
+            phase) -> Verdicts:
+        """Admit this rank's designs (collective: every rank, designs or not); ``model_name`` is
+        the designer's, for the cards' provenance."""
         config = self.config
         admission = self._admission(rng)
         backend = self.designer.label
@@ -82,6 +109,7 @@ class AdmissionStage(RolloutStage):
         for design in designs:
             if not design.valid and design.duplicate_of is None:
                 design.reward = designer_reward(False, config=config.reward)
+        return Verdicts(designs, registered=[str(d.env_id) for d in designs if d.valid])
 
     def _register(self, admission: Admission, candidates: list[dict]) -> list[dict]:
         """All ranks' accepted designs -> one decision each; the main process decides and writes.

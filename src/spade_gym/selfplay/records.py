@@ -5,14 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from spade_gym.registry import Suite, SuiteEntry
 from spade_gym.selfplay.config import SelfPlayConfig
 from spade_gym.selfplay.distributed import Ranks
-
-if TYPE_CHECKING:  # designers.py builds DesignResults: a runtime import would be a cycle
-    from spade_gym.selfplay.designers import Designer
 
 
 def samples_file(rank: int) -> str:
@@ -85,17 +81,15 @@ class DesignResult:
 
 
 class RolloutStage:
-    """What the stages mixed into :class:`~spade_gym.selfplay.rollout.SpadeRollout` (admission,
-    play) read and write; the rollout sets it up. The design and delayed-design stages are objects
-    of their own (:class:`~spade_gym.selfplay.designing.DesignStage`,
+    """What the play stage, mixed into :class:`~spade_gym.selfplay.rollout.SpadeRollout`, reads and
+    writes; the rollout sets it up. The other stages are objects of their own
+    (:class:`~spade_gym.selfplay.designing.DesignStage`, :class:`~spade_gym.selfplay.admission.AdmissionStage`,
     :class:`~spade_gym.selfplay.delayed.DelayedDesignStage`)."""
 
     config: SelfPlayConfig
     run_dir: Path
     suite: Suite
-    rejected_dir: Path
     seed_entries: list[SuiteEntry]
     state: RunState
     ranks: Ranks
-    designer: Designer
     env_seconds: float

@@ -65,7 +65,7 @@ from spade_gym.selfplay.rows import TrainingRow, trl_batch
 __all__ = ["DesignResult", "RunState", "SpadeRollout", "TrainingRow", "trl_batch"]
 
 
-class SpadeRollout(AdmissionStage, PlayStage):
+class SpadeRollout(PlayStage):
     """The ``rollout_func``; one call is one self-play iteration's sampling on this rank."""
 
     def __init__(self, config: SelfPlayConfig, run_dir: Path, seed_entries: list[SuiteEntry], state: RunState,
@@ -85,6 +85,9 @@ class SpadeRollout(AdmissionStage, PlayStage):
         self.designer = make_designer(config)
         self.design_stage = DesignStage(config, self.designer, suite=self.suite, seed_entries=seed_entries,
                                         ranks=self.ranks)
+        self.admission_stage = AdmissionStage(config, self.designer, suite=self.suite,
+                                              rejected_dir=self.rejected_dir, seed_entries=seed_entries,
+                                              ranks=self.ranks)
         self.delayed_stage = DelayedDesignStage(config, state=state, ranks=self.ranks)
         self.last_metrics: dict = {}
         self.last_designs: list[DesignResult] = []
@@ -121,11 +124,10 @@ class SpadeRollout(AdmissionStage, PlayStage):
         with generator.session():
             with self.progress.phase(f"iteration {iteration}: designing", total=n_design * G) as phase:
                 drawn = self.design_stage.run(policy, n_design, iteration, rng, phase, offset=share.design_offset)
-                designs, design_samples = drawn.designs, drawn.samples
             timings["design_s"] = time.monotonic() - started
             t = time.monotonic()
-            with self.progress.phase(f"iteration {iteration}: validating", total=len(designs)) as phase:
-                self._validate_and_register(designs, iteration, model_name, rng, phase)
+            with self.progress.phase(f"iteration {iteration}: validating", total=len(drawn.designs)) as phase:
+                designs = self.admission_stage.run(drawn.designs, iteration, model_name, rng, phase).designs
             timings["validate_s"] = time.monotonic() - t
             t = time.monotonic()
             self.env_seconds = 0.0
@@ -163,7 +165,7 @@ class SpadeRollout(AdmissionStage, PlayStage):
             "suite_wins": agent.suite_wins,
             "registered": [d.env_id for d in valid],
             "trained_regret_groups": agent.regret_groups_used,
-            "tokens_designer": sum(len(s.completion_ids) for g in design_samples for s in g),
+            "tokens_designer": sum(len(s.completion_ids) for g in drawn.samples for s in g),
             "tokens_agent": agent.tokens,
             "agent_samples": len(agent.rows),
             "agent_padding_samples": sum(1 for row in agent.rows if not row.completion_ids),
