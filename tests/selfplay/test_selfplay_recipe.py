@@ -158,7 +158,7 @@ def test_between_design_rounds_the_designer_slots_carry_no_loss_and_no_design_is
     config = rollout.config
     config.design_every = 2
     config.multi_turn_ratio = 0.0
-    rollout.seed_entries = []
+    rollout.play_stage.seed_entries = []  # the agent's pool: the run suite alone
     policy_text = {"design": designer_completion(MOD_SUM.source, MOD_SUM.hint)}
 
     def respond(prompt, seed):
@@ -201,8 +201,8 @@ def test_dropped_invalid_designs_leave_the_batch_and_every_baseline(rollout, mon
     def settle(mode):
         config.reward = dataclasses.replace(config.reward, invalid_designs=mode)
         batch = [dataclasses.replace(d) for d in designs]
-        rollout._measure_regret(policy, batch, 1, random.Random(5))
-        rollout._settle_designer_rewards(batch, 1, [])
+        regret = rollout.play_stage.measure_regret(policy, batch, 1, random.Random(5))
+        rollout.play_stage.settle_designer_rewards(batch, 1, regret.plays)
         samples = [[types.SimpleNamespace(completion_ids=[7, 8], logprobs=[-0.1, -0.2]) for _ in batch]]
         rollout.config.num_generations = len(batch)
         return batch, rollout.delayed_stage.run(Designs(batch, samples, [[1, 2]]), 1).rows
@@ -249,21 +249,20 @@ def test_a_design_whose_step_hangs_in_its_plays_earns_the_timeout_penalty(rollou
                                                 designer_completion(MOD_SUM.source, MOD_SUM.hint))])
     assert design.valid, design.failure
     policy, _ = vllm_policy(lambda prompt, seed: "x", monkeypatch)
-    monkeypatch.setattr(rollout, "_play", hung_plays(rollout, str(design.env_id), hinted_hang=True))
-    rollout._measure_regret(policy, [design], 1, random.Random(5))
-    rollout._settle_designer_rewards([design], 1, [])
+    play = rollout.play_stage
+    monkeypatch.setattr(play, "_play", hung_plays(rollout, str(design.env_id), hinted_hang=True))
+    play.settle_designer_rewards([design], 1, play.measure_regret(policy, [design], 1, random.Random(5)).plays)
     assert design.step_timeout and design.valid
     assert design.reward == (0.0 if penalty is None else -0.5)  # regret 0 - 0, or the penalty
     # a program that did not hang earns its regret
-    monkeypatch.setattr(rollout, "_play", hung_plays(rollout, str(design.env_id), hinted_hang=False))
-    rollout._measure_regret(policy, [design], 2, random.Random(6))
-    rollout._settle_designer_rewards([design], 2, [])
+    monkeypatch.setattr(play, "_play", hung_plays(rollout, str(design.env_id), hinted_hang=False))
+    play.settle_designer_rewards([design], 2, play.measure_regret(policy, [design], 2, random.Random(6)).plays)
     assert not design.step_timeout and design.reward == 0.0
     # the agent is not charged for the hang: with the penalty set its hung episodes carry no
     # loss and no reward (out of the group's baseline); without it they are losses as before
-    monkeypatch.setattr(rollout, "_play", hung_plays(rollout, str(design.env_id), hinted_hang=True, plain_hang=True))
-    groups = rollout._measure_regret(policy, [design], 3, random.Random(7))
-    rows = rollout._agent_groups(policy, 1, groups, 3, random.Random(8), n_tasks=1, n_pool=0).rows
+    monkeypatch.setattr(play, "_play", hung_plays(rollout, str(design.env_id), hinted_hang=True, plain_hang=True))
+    groups = play.measure_regret(policy, [design], 3, random.Random(7)).groups
+    rows = play.agent_groups(policy, 1, groups, 3, random.Random(8), n_tasks=1, n_pool=0).rows
     G = rollout.config.num_generations
     assert len(rows) == G
     if penalty is None:

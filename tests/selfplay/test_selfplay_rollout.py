@@ -113,8 +113,7 @@ def test_win_rate_is_measured_over_the_last_k_iterations(rollout):
     new = _registered_design(rollout)
     env_id = str(new.env_id)
     # iteration 1: its 4 paired no-hint plays lose, the agent tasks of the same iteration win 4 times
-    rollout.regret_plays = [(env_id, 0.0)] * 4
-    rollout._settle_designer_rewards([new], 1, [(env_id, 1.0)] * 4)
+    rollout.play_stage.settle_designer_rewards([new], 1, [(env_id, 0.0)] * 4 + [(env_id, 1.0)] * 4)
     assert new.win_rate == 0.5  # the paired plays alone would say 0.0
     assert new.reward == designer_reward(True, regret=0.1, win_rate=0.5, config=rollout.config.reward)
     assert plateau(0.5) == 1.0 and new.reward > designer_reward(True, regret=0.1, win_rate=0.0,
@@ -126,13 +125,12 @@ def test_win_rate_is_measured_over_the_last_k_iterations(rollout):
     assert card()["win_rate"] == 0.5 and card()["regret"] == 0.1 and card()["win_rate_plays"] == 8
     # iteration 2: agent tasks win twice more; the card follows (written from the committed
     # state when the next iteration starts), regret stays the design-time one
-    rollout.regret_plays = []
-    rollout._settle_designer_rewards([], 2, [(env_id, 1.0)] * 2)
-    rollout._refresh_frontier()
+    rollout.play_stage.settle_designer_rewards([], 2, [(env_id, 1.0)] * 2)
+    rollout.play_stage.refresh_frontier()
     assert card()["win_rate"] == 0.6 and card()["regret"] == 0.1 and card()["win_rate_plays"] == 10
     # iteration 3: iteration 1 leaves the 2-iteration window
-    rollout._settle_designer_rewards([], 3, [(env_id, 0.0)] * 2)
-    rollout._refresh_frontier()
+    rollout.play_stage.settle_designer_rewards([], 3, [(env_id, 0.0)] * 2)
+    rollout.play_stage.refresh_frontier()
     assert card()["win_rate"] == 0.5 and card()["win_rate_plays"] == 4
     assert rollout.state.to_dict()["plays"][env_id] == [[2, 1.0], [2, 1.0], [3, 0.0], [3, 0.0]]
 
@@ -146,11 +144,10 @@ def test_designer_advantage_is_centred_per_skill(rollout):
     broken = [DesignResult("Mathematical Reasoning", False, "no program", index=1, reward=-1.0),
               DesignResult("Spatial Reasoning", False, "no program", index=2, reward=-1.0),
               DesignResult("Spatial Reasoning", False, "no program", index=3, reward=0.5)]
-    rollout.regret_plays = [(str(new.env_id), 1.0)] * 4
-    rollout._settle_designer_rewards([new, *broken], 1, [])
+    rollout.play_stage.settle_designer_rewards([new, *broken], 1, [(str(new.env_id), 1.0)] * 4)
     assert all(d.advantage is None for d in [new, *broken])  # off: TRL's per-group normalisation
     rollout.config.reward = dataclasses.replace(rollout.config.reward, skill_centring=True)
-    rollout._settle_designer_rewards([new, *broken], 2, [])
+    rollout.play_stage.settle_designer_rewards([new, *broken], 2, [])
     maths = (new.reward - 1.0) / 2
     assert new.advantage == pytest.approx(new.reward - maths)
     assert broken[0].advantage == pytest.approx(-1.0 - maths)
@@ -322,8 +319,7 @@ def test_resume_gives_committed_cards_back_their_checkpoint_stats(rollout, tmp_p
 
     new = _registered_design(rollout)
     env_id = str(new.env_id)
-    rollout.regret_plays = [(env_id, 0.0)] * 4
-    rollout._settle_designer_rewards([new], 1, [])
+    rollout.play_stage.settle_designer_rewards([new], 1, [(env_id, 0.0)] * 4)
     rollout.state.iteration = 1
     (rollout.run_dir / "checkpoint-1").mkdir()
     callback = SpadeCallback(rollout, tmp_path / "metrics.jsonl", ranks=rollout.ranks,
@@ -333,10 +329,9 @@ def test_resume_gives_committed_cards_back_their_checkpoint_stats(rollout, tmp_p
     at_checkpoint = Suite(rollout.suite.path).get(env_id).card.stats
     assert saved["card_stats"] == {env_id: at_checkpoint} and at_checkpoint["win_rate"] == 0.0
     # iterations 2 and 3 (never checkpointed): the agent wins there, the card follows; 3 registers OddOne
-    rollout.regret_plays = []
-    rollout._settle_designer_rewards([], 2, [(env_id, 1.0)] * 4)
+    rollout.play_stage.settle_designer_rewards([], 2, [(env_id, 1.0)] * 4)
     rollout.state.iteration = 2
-    rollout._refresh_frontier()
+    rollout.play_stage.refresh_frontier()
     later = validate(rollout, [design(designer_completion(DEMO_DESIGNS[1].source, DEMO_DESIGNS[1].hint), 1)])[0]
     assert later.valid
     assert Suite(rollout.suite.path).get(env_id).card.stats["win_rate"] == 0.5

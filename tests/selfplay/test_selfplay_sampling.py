@@ -74,7 +74,7 @@ def mod_sum(rollout) -> DesignResult:
     with Progress(enabled=False).phase("validating") as phase:
         rollout.admission_stage.run([result], 1, "test-model", random.Random(0), phase)
     assert result.valid, result.failure
-    rollout.seed_entries = []
+    rollout.play_stage.seed_entries = []
     return result
 
 
@@ -108,7 +108,7 @@ def test_agent_groups_have_different_returns(rollout, mode, monkeypatch):
     mod_sum(rollout)
     policy, _ = vllm_policy(mode, monkeypatch)
     G = rollout.config.num_generations
-    out = rollout._agent_groups(policy, 3, [], 1, random.Random(3))
+    out = rollout.play_stage.agent_groups(policy, 3, [], 1, random.Random(3))
     rewards = [row.reward for row in out.rows]
     assert len(rewards) == 3 * G
     for group in groups(rewards, G):
@@ -130,7 +130,7 @@ def test_both_regret_arms_sample_at_one_temperature(rollout, preset, monkeypatch
     design = mod_sum(rollout)
     _temperature_fields(load_preset(preset), rollout.config)
     policy, fake = vllm_policy("server", monkeypatch)
-    rollout._measure_regret(policy, [design], 1, random.Random(5))
+    rollout.play_stage.measure_regret(policy, [design], 1, random.Random(5))
     hinted = {r["temperature"] for r in fake.requests if "HINT:" in r["prompt"]}
     plain = {r["temperature"] for r in fake.requests if "HINT:" not in r["prompt"]}
     assert hinted and plain
@@ -152,19 +152,19 @@ def test_a_design_that_breaks_the_contract_in_its_plays_is_charged_and_leaves_th
     with Progress(enabled=False).phase("validating") as phase:
         rollout.admission_stage.run([design], 1, "test-model", random.Random(0), phase)
     assert design.valid, design.failure  # validation's probes never say zebra
-    rollout.seed_entries = []
+    rollout.play_stage.seed_entries = []
     fake = FakeVLLM(lambda prompt, seed: "\\boxed{zebra}")
     monkeypatch.setitem(sys.modules, "vllm", fake.vllm_module)
     policy = TokenPolicy(make_generator(fake.trainer("server"), fake.tokenizer, loss_temperature=0.8),
                          fake.tokenizer)
     with pytest.warns(Warning):
-        groups_out = rollout._measure_regret(policy, [design], 1, random.Random(5))
-    assert groups_out == [] and not design.valid and design.failed_check == "contract (deployment)"
+        regret = rollout.play_stage.measure_regret(policy, [design], 1, random.Random(5))
+    assert regret.groups == [] and regret.plays == [] and not design.valid and design.failed_check == "contract (deployment)"
     assert design.reward == rollout.config.reward.invalid_penalty
     entry = rollout.suite.get(str(design.env_id))
     assert mark_of(entry.card.sha256) is not None
     with pytest.raises(SpadeError, match="pool is empty"):
-        rollout._agent_groups(policy, 1, [], 1, random.Random(3))
+        rollout.play_stage.agent_groups(policy, 1, [], 1, random.Random(3))
 
 
 def test_a_design_named_like_another_suites_environment_fails_instead_of_playing_that_one(rollout):
@@ -184,10 +184,10 @@ def test_a_share_of_agent_tasks_always_comes_from_the_pool(rollout, monkeypatch)
     the agent stopped sampling the pool; pool_task_share (0.25) keeps a quarter for the pool."""
     design = mod_sum(rollout)
     policy, _ = vllm_policy("server", monkeypatch)
-    regret = rollout._measure_regret(policy, [design], 1, random.Random(5))
+    regret = rollout.play_stage.measure_regret(policy, [design], 1, random.Random(5)).groups
     assert len(regret) == 1
-    out = rollout._agent_groups(policy, 4, regret * 6, 1, random.Random(3))  # more groups than tasks
+    out = rollout.play_stage.agent_groups(policy, 4, regret * 6, 1, random.Random(3))  # more groups than tasks
     assert out.regret_groups_used == 3
     assert len(out.task_plays) == rollout.config.num_generations  # one pool task, G episodes
     rollout.config.pool_task_share = 0.0
-    assert rollout._agent_groups(policy, 4, regret * 6, 1, random.Random(3)).regret_groups_used == 4
+    assert rollout.play_stage.agent_groups(policy, 4, regret * 6, 1, random.Random(3)).regret_groups_used == 4

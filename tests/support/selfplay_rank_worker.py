@@ -106,7 +106,8 @@ def iteration(ranks, out_dir: Path) -> dict:
     rollout = SpadeRollout(config, run_dir, Suite(bundled_suite_path()).entries(), RunState(), ranks=ranks)
     phase = ["tasks"]
     plays: list[dict] = []
-    play, measure = rollout._play, rollout._measure_regret
+    stage = rollout.play_stage
+    play, measure = stage._play, stage.measure_regret
 
     def counting_play(policy, specs, temperature, seed):
         plays.append({"phase": phase[0], "episodes": len(specs), "hinted": sum(1 for s in specs if s.hint)})
@@ -119,7 +120,7 @@ def iteration(ranks, out_dir: Path) -> dict:
         finally:
             phase[0] = "tasks"
 
-    rollout._play, rollout._measure_regret = counting_play, counting_measure
+    stage._play, stage.measure_regret = counting_play, counting_measure
     prompts = [{"prompt": "slot"}] * layout.slots_per_rank
     ranks.barrier()
     started = time.time()

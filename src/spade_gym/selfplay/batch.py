@@ -59,7 +59,7 @@ class RankShare:
 
     @property
     def agent_slot_groups(self) -> int:
-        """The agent's slot groups, padding included (what ``_agent_groups`` fills)."""
+        """The agent's slot groups, padding included (what ``PlayStage.agent_groups`` fills)."""
         return self.slot_groups - self.design_slot_groups
 
     @property

@@ -1,4 +1,6 @@
-"""Play stage of a self-play iteration: paired with/without-hint plays for regret, and agent task groups."""
+"""Play stage of a self-play iteration: paired with/without-hint plays for regret, agent task groups,
+and the designer rewards and frontier cards they decide. What it carries across iterations is in
+the checkpointed :class:`RunState` (``outcomes``, ``plays``) and on the run suite's cards."""
 
 from __future__ import annotations
 
@@ -8,10 +10,13 @@ from dataclasses import dataclass
 from spade_gym.agents import EpisodeSpec, play_episodes
 from spade_gym.env.monitor import CONTRACT_ERROR_KIND
 from spade_gym.errors import ProgramTimeout, SpadeError
+from spade_gym.registry import Suite, SuiteEntry
 from spade_gym.registry.quarantine import mark_of
 from spade_gym.selfplay.batch import assign_regret_plays, reserve_pool_tasks
+from spade_gym.selfplay.config import SelfPlayConfig
+from spade_gym.selfplay.distributed import Ranks
 from spade_gym.selfplay.policy import TokenAgent, TokenPolicy, Trace, TurnSample
-from spade_gym.selfplay.records import DesignResult, RolloutStage
+from spade_gym.selfplay.records import DesignResult, RunState
 from spade_gym.selfplay.rewards import (
     centre_per_skill,
     check_groups,
@@ -33,10 +38,26 @@ OUTCOME_MEMORY = 32
 #: What the policy left of one episode: a whole-episode Trace, or its turns.
 Record = Trace | list[TurnSample]
 
+#: One no-hint regret play to train on: what the policy left of it, its outcome, its
+#: environment, and whether it is dropped (its program hung, reward.step_timeout_penalty).
+RegretEpisode = tuple[Record, float, str, bool]
+
+
+@dataclass
+class RegretPlays:
+    """This rank's part of the iteration's regret plays (:meth:`PlayStage.measure_regret`)."""
+
+    #: The no-hint plays to train on, one group per design this rank was given.
+    groups: list[list[RegretEpisode]]
+    #: (environment, outcome) of this rank's no-hint plays of intact designs, for the win rates.
+    plays: list[tuple[str, float]]
+    #: Seconds the environments took (reset and step) in these plays.
+    env_seconds: float = 0.0
+
 
 @dataclass
 class AgentGroups:
-    """The agent's share of an iteration's batch (:meth:`PlayStage._agent_groups`)."""
+    """The agent's share of an iteration's batch (:meth:`PlayStage.agent_groups`)."""
 
     #: The agent's training rows, padding slots included.
     rows: list[TrainingRow]
@@ -52,20 +73,30 @@ class AgentGroups:
     task_plays: list[tuple[str, float]]
     #: The regret plays' groups trained as agent tasks.
     regret_groups_used: int
+    #: Seconds the environments took (reset and step) in the pool tasks' episodes.
+    env_seconds: float = 0.0
 
 
-class PlayStage(RolloutStage):
+class PlayStage:
+    def __init__(self, config: SelfPlayConfig, *, suite: Suite, seed_entries: list[SuiteEntry], state: RunState,
+                 ranks: Ranks):
+        self.config = config
+        self.suite = suite
+        #: With the run suite's valid programs, the agent's pool.
+        self.seed_entries = seed_entries
+        self.state = state  # its ``outcomes`` and ``plays``: what this stage remembers
+        self.ranks = ranks
+
     def _play(self, policy: TokenPolicy, specs: list[EpisodeSpec], temperature: float, seed: int):
         agent = TokenAgent(policy, temperature=temperature, max_turn_tokens=self.config.max_turn_tokens,
                            max_episode_tokens=self.config.max_episode_tokens, seed=seed,
                            sample_unit=self.config.sample_unit)
         episodes = play_episodes(agent, specs, max_turns=self.config.max_turns,
                                  batch_size=self.config.play_concurrency)
-        self.env_seconds += sum(e.env_seconds for e in episodes)
         return episodes, agent
 
-    def _measure_regret(self, policy: TokenPolicy, designs: list[DesignResult], iteration: int, rng: random.Random,
-                        *, capacity: int | None = None) -> list[list[tuple[Record, float, str, bool]]]:
+    def measure_regret(self, policy: TokenPolicy, designs: list[DesignResult], iteration: int, rng: random.Random,
+                       *, capacity: int | None = None) -> RegretPlays:
         """Paired regret of every valid design (collective: every rank, designs or not).
 
         All ranks' valid designs are played together, spread over the ranks by episodes
@@ -76,10 +107,10 @@ class PlayStage(RolloutStage):
 
         ``capacity``: the agent tasks this rank trains (its share of ``agent_groups``): a
         design's no-hint plays go, as one group, preferably to a rank with room for them.
-        Returns this rank's no-hint groups, one per design it was given, to train on.
+        Returns this rank's no-hint groups, one per design it was given, to train on, and its
+        no-hint plays for the win rates (:meth:`settle_designer_rewards`).
         """
         K = self.config.paired_seeds
-        self.regret_plays = []
         mine = [d for d in designs if d.valid]
         # Seeds come from the designer's own stream: a design is played on the same seeds
         # wherever it is played.
@@ -90,7 +121,7 @@ class PlayStage(RolloutStage):
         environments = [(env_id, list(seeds)) for _, _, items in everyone for env_id, seeds in items]
         play_seed = rng.randrange(2**31)
         if not environments:
-            return []
+            return RegretPlays([], [])
         plan = assign_regret_plays([(env_id, len(seeds)) for env_id, seeds in environments], capacities,
                                    whole_groups=self.config.regret_plays_trained)
         seeds_of = dict(environments)
@@ -104,7 +135,7 @@ class PlayStage(RolloutStage):
         played, agent = self._play(policy, plain + hinted, temperature, play_seed) if plain or hinted \
             else ([], None)
         results = []
-        groups: dict[str, list[tuple[Record, float, str, bool]]] = {}
+        groups: dict[str, list[RegretEpisode]] = {}
         for index, episode in enumerate(played):
             spec = episode.spec
             outcome = episode_outcome(episode.rewards, episode.terminated)
@@ -141,25 +172,29 @@ class PlayStage(RolloutStage):
             design.regret = paired_regret(hinted_out, plain_out)
             design.win_rate_hint = mean_or_none(list(hinted_out.values()))
         # This rank's no-hint plays of intact designs: gathered with the agent's plays for the win rates.
-        self.regret_plays = [(env_id, outcome) for env_id, hint, _, outcome, _, _ in results
-                             if not hint and env_id not in broken_by]
-        return [groups[env_id] for env_id in dict.fromkeys(e for e, arm, _ in plan[self.ranks.rank] if not arm)
-                if env_id not in broken_by]
+        plain_plays = [(env_id, outcome) for env_id, hint, _, outcome, _, _ in results
+                       if not hint and env_id not in broken_by]
+        trained = [groups[env_id] for env_id in dict.fromkeys(e for e, arm, _ in plan[self.ranks.rank] if not arm)
+                   if env_id not in broken_by]
+        return RegretPlays(trained, plain_plays, env_seconds=sum(e.env_seconds for e in played))
 
-    def _settle_designer_rewards(self, designs: list[DesignResult], iteration: int,
-                                 task_plays: list[tuple[str, float]]) -> None:
+    def settle_designer_rewards(self, designs: list[DesignResult], iteration: int,
+                                plays: list[tuple[str, float]]) -> None:
         """The designer's rewards, once the iteration's plays are in (collective: every rank).
 
-        An environment's win rate is its no-hint outcomes over the last
-        ``reward.win_rate_window`` iterations (all ranks: regret plays and agent tasks);
+        ``plays``: this rank's no-hint (environment, outcome) plays of the iteration, the regret
+        plays' (:attr:`RegretPlays.plays`) then the agent tasks' (:attr:`AgentGroups.task_plays`);
+        they join the run state's window. An environment's win rate is its no-hint outcomes over
+        the last ``reward.win_rate_window`` iterations (all ranks: regret plays and agent tasks);
         it feeds the plateau term and the new environments' cards (the others' cards follow
-        at the next iteration's start, :meth:`_refresh_frontier`). Regret stays the paired
+        at the next iteration's start, :meth:`refresh_frontier`). Regret stays the paired
         one measured at design time. A design whose program hung in its regret plays earns
         ``reward.step_timeout_penalty`` when set; with ``reward.invalid_designs="drop"`` an
-        invalid design's reward is None (its samples leave the designer's batch).
+        invalid design's reward is None (its samples leave the designer's batch). The rewards
+        (and per-skill advantages) are written on the designs' records.
         """
         config = self.config.reward
-        plays = self.ranks.gather([[env_id, o] for env_id, o in self.regret_plays + task_plays])
+        plays = self.ranks.gather([[env_id, o] for env_id, o in plays])
         remember_plays(self.state.plays, iteration, [(e, o) for e, o in plays], config.plays_kept)
         since = iteration - config.win_rate_window + 1
         for design in designs:
@@ -186,7 +221,7 @@ class PlayStage(RolloutStage):
             for design, advantage in zip(designs, mine):
                 design.advantage = advantage
 
-    def _refresh_frontier(self) -> None:
+    def refresh_frontier(self) -> None:
         """Put each run-suite environment's window win rate on its card, where the frontier
         memory of the design prompts reads it (the main process writes; the rollout's start
         barrier, :meth:`~spade_gym.selfplay.rollout.SpadeRollout._start_iteration`, holds the
@@ -223,8 +258,9 @@ class PlayStage(RolloutStage):
             if design.duplicate_of is not None:
                 design.reward = everything.get(tuple(design.duplicate_of), invalid_reward(self.config.reward))
 
-    def _agent_groups(self, policy: TokenPolicy, n_groups: int, regret_groups, iteration: int,
-                      rng: random.Random, *, n_tasks: int | None = None, n_pool: int | None = None) -> AgentGroups:
+    def agent_groups(self, policy: TokenPolicy, n_groups: int, regret_groups: list[list[RegretEpisode]],
+                     iteration: int, rng: random.Random, *, n_tasks: int | None = None,
+                     n_pool: int | None = None) -> AgentGroups:
         """The agent's share of the batch: ``n_groups`` GRPO groups of slots, ``n_tasks`` tasks
         (default: as many as fit), of which at least ``n_pool`` are pool tasks (default: this
         rank's ``floor(pool_task_share x n_tasks)``; the rollout passes its share of the
@@ -245,6 +281,7 @@ class PlayStage(RolloutStage):
         suite_wins: list[float] = []
         used = 0
         tokens = 0
+        env_seconds = 0.0
         if config.regret_plays_trained:
             # GRPO groups by position: a design's G no-hint plays (G seeds of one new environment)
             # form one group, normalised against each other. `reserved`: tasks the pool always gets.
@@ -268,6 +305,7 @@ class PlayStage(RolloutStage):
             specs = [EpisodeSpec(env_id, seed) for env_id, seed in tasks for _ in range(G)]
             played, agent = self._play(policy, specs, config.agent_temperature, rng.randrange(2**31))
             tokens += agent.tokens
+            env_seconds = sum(e.env_seconds for e in played)
             seed_ids = {e.id for e in self.seed_entries}
             for index, episode in enumerate(played):
                 reward = episode_outcome(episode.rewards, episode.terminated)
@@ -287,7 +325,8 @@ class PlayStage(RolloutStage):
         # is not a multiple of turn_samples): padding.
         rows += [TrainingRow.padding()] * ((n_groups - n_tasks * per_task) * G)
         return AgentGroups(rows=rows, returns=[r for _, r in episodes], suite_wins=suite_wins, tokens=tokens,
-                           outcomes=outcomes, task_plays=task_plays, regret_groups_used=used)
+                           outcomes=outcomes, task_plays=task_plays, regret_groups_used=used,
+                           env_seconds=env_seconds)
 
     @property
     def _drop_hung_episodes(self) -> bool:
@@ -303,7 +342,8 @@ class PlayStage(RolloutStage):
         weights = [learning_potential(self.state.outcomes.get(env_id, [])) for env_id in pool]
         return [(env_id, rng.randrange(1_000_000_000)) for env_id in rng.choices(pool, weights=weights, k=n)]
 
-    def _remember_outcomes(self, outcomes: list[tuple[str, float]]) -> None:
+    def remember_outcomes(self, outcomes: list[tuple[str, float]]) -> None:
+        """The iteration's agent outcomes, all ranks' (a collective), for the learning-potential weights."""
         for env_id, outcome in self.ranks.gather(outcomes):
             history = self.state.outcomes.setdefault(env_id, [])
             history.append(1.0 if outcome > 0 else 0.0)

@@ -1,14 +1,9 @@
-"""What one self-play iteration carries: the run state saved with checkpoints, each design's record,
-and the attributes the rollout's stages share."""
+"""What one self-play iteration carries: the run state saved with checkpoints, and each design's
+record, which the rollout's stages fill in as it goes (drawn, admitted, played, rewarded)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
-
-from spade_gym.registry import Suite, SuiteEntry
-from spade_gym.selfplay.config import SelfPlayConfig
-from spade_gym.selfplay.distributed import Ranks
 
 
 def samples_file(rank: int) -> str:
@@ -79,17 +74,3 @@ class DesignResult:
     #: registered or counted twice.
     duplicate_of: tuple[int, int] | None = None
 
-
-class RolloutStage:
-    """What the play stage, mixed into :class:`~spade_gym.selfplay.rollout.SpadeRollout`, reads and
-    writes; the rollout sets it up. The other stages are objects of their own
-    (:class:`~spade_gym.selfplay.designing.DesignStage`, :class:`~spade_gym.selfplay.admission.AdmissionStage`,
-    :class:`~spade_gym.selfplay.delayed.DelayedDesignStage`)."""
-
-    config: SelfPlayConfig
-    run_dir: Path
-    suite: Suite
-    seed_entries: list[SuiteEntry]
-    state: RunState
-    ranks: Ranks
-    env_seconds: float

@@ -34,9 +34,14 @@ rest to agent tasks, padding at the end:
 Every random choice of an iteration comes from ``(seed, rank, iteration)``, so a resumed
 run replays an interrupted iteration exactly.
 
-The stages live in their own modules (:mod:`~spade_gym.selfplay.designing`,
-:mod:`~spade_gym.selfplay.admission`, :mod:`~spade_gym.selfplay.playing`); this one
-runs them in order and turns their results into TRL's batch and one metrics line.
+The stages are objects of their own modules, built once per run with what they need and
+handing their results on explicitly: :class:`~spade_gym.selfplay.designing.DesignStage`
+(``Designs``), :class:`~spade_gym.selfplay.admission.AdmissionStage` (``Verdicts``),
+:class:`~spade_gym.selfplay.playing.PlayStage` (``RegretPlays``, ``AgentGroups``, the settled
+rewards) and :class:`~spade_gym.selfplay.delayed.DelayedDesignStage` (``DesignerRows``). What
+carries over from one iteration to the next is the :class:`RunState` they share, which the
+checkpoints save. This module runs them in order and turns their results into TRL's batch and
+one metrics line.
 """
 
 from __future__ import annotations
@@ -65,7 +70,7 @@ from spade_gym.selfplay.rows import TrainingRow, trl_batch
 __all__ = ["DesignResult", "RunState", "SpadeRollout", "TrainingRow", "trl_batch"]
 
 
-class SpadeRollout(PlayStage):
+class SpadeRollout:
     """The ``rollout_func``; one call is one self-play iteration's sampling on this rank."""
 
     def __init__(self, config: SelfPlayConfig, run_dir: Path, seed_entries: list[SuiteEntry], state: RunState,
@@ -88,12 +93,13 @@ class SpadeRollout(PlayStage):
         self.admission_stage = AdmissionStage(config, self.designer, suite=self.suite,
                                               rejected_dir=self.rejected_dir, seed_entries=seed_entries,
                                               ranks=self.ranks)
+        self.play_stage = PlayStage(config, suite=self.suite, seed_entries=seed_entries, state=state,
+                                    ranks=self.ranks)
         self.delayed_stage = DelayedDesignStage(config, state=state, ranks=self.ranks)
         self.last_metrics: dict = {}
         self.last_designs: list[DesignResult] = []
         self.rollout_finished = 0.0
-        self.env_seconds = 0.0
-        #: This iteration's no-hint regret plays, (environment, outcome).
+        #: The last iteration's no-hint regret plays on this rank, (environment, outcome).
         self.regret_plays: list[tuple[str, float]] = []
 
     # ------------------------------------------------------------------ TRL entry point
@@ -130,15 +136,14 @@ class SpadeRollout(PlayStage):
                 designs = self.admission_stage.run(drawn.designs, iteration, model_name, rng, phase).designs
             timings["validate_s"] = time.monotonic() - t
             t = time.monotonic()
-            self.env_seconds = 0.0
             with self.progress.phase(f"iteration {iteration}: playing", total=None):
-                regret_groups = self._measure_regret(policy, designs, iteration, rng,
-                                                     capacity=share.regret_capacity)
-                agent = self._agent_groups(policy, share.agent_slot_groups, regret_groups, iteration, rng,
-                                           n_tasks=share.agent_tasks, n_pool=share.pool_tasks)
-            self._settle_designer_rewards(designs, iteration, agent.task_plays)
+                regret = self.play_stage.measure_regret(policy, designs, iteration, rng,
+                                                        capacity=share.regret_capacity)
+                agent = self.play_stage.agent_groups(policy, share.agent_slot_groups, regret.groups, iteration, rng,
+                                                     n_tasks=share.agent_tasks, n_pool=share.pool_tasks)
+            self.play_stage.settle_designer_rewards(designs, iteration, regret.plays + agent.task_plays)
             timings["play_s"] = time.monotonic() - t
-            timings["play_env_s"] = self.env_seconds
+            timings["play_env_s"] = regret.env_seconds + agent.env_seconds
 
         designer = DesignerRows([], None) if served else \
             self.delayed_stage.run(drawn, iteration, slots=share.design_slot_groups * G)
@@ -146,7 +151,7 @@ class SpadeRollout(PlayStage):
         scale = self._scale_designer_advantages(rows) if config.reward.scale_designer_rewards else None
         out = trl_batch(rows, policy.tokenizer.pad_token_id)
 
-        self._remember_outcomes(agent.outcomes)
+        self.play_stage.remember_outcomes(agent.outcomes)
         valid = [d for d in designs if d.valid]
         regrets = [d.regret for d in valid if d.regret is not None]
         local = {
@@ -177,6 +182,7 @@ class SpadeRollout(PlayStage):
         self.last_metrics["design_round"] = config.designs_at(iteration)
         self.last_metrics["designer_reward_scale"] = scale
         self.last_designs = designs
+        self.regret_plays = regret.plays
         self.state.iteration = iteration
         self.rollout_finished = time.monotonic()
         m = self.last_metrics
@@ -211,10 +217,11 @@ class SpadeRollout(PlayStage):
         The main process arrives after two writes: TRL's weight push to the vLLM server
         (``sync_weights`` runs on the main process just before ``rollout_func``; the other
         ranks skip it, see :class:`~spade_gym.selfplay.generation.VLLMServerGenerator`) and
-        the frontier cards (:meth:`_refresh_frontier`). Without this wait a non-main rank
-        would send requests to a server still loading weights.
+        the frontier cards (:meth:`PlayStage.refresh_frontier
+        <spade_gym.selfplay.playing.PlayStage.refresh_frontier>`). Without this wait a non-main
+        rank would send requests to a server still loading weights.
         """
-        self._refresh_frontier()
+        self.play_stage.refresh_frontier()
         self.ranks.barrier(what=f"the start of iteration {iteration} (the main process pushes the weights to the "
                                 "vLLM server and refreshes the frontier cards)")
 
