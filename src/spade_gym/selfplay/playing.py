@@ -176,7 +176,7 @@ class PlayStage:
                        if not hint and env_id not in broken_by]
         trained = [groups[env_id] for env_id in dict.fromkeys(e for e, arm, _ in plan[self.ranks.rank] if not arm)
                    if env_id not in broken_by]
-        return RegretPlays(trained, plain_plays, env_seconds=sum(e.env_seconds for e in played))
+        return RegretPlays(trained, plain_plays, env_seconds=sum((e.env_seconds for e in played), 0.0))
 
     def settle_designer_rewards(self, designs: list[DesignResult], iteration: int,
                                 plays: list[tuple[str, float]]) -> None:
@@ -305,7 +305,7 @@ class PlayStage:
             specs = [EpisodeSpec(env_id, seed) for env_id, seed in tasks for _ in range(G)]
             played, agent = self._play(policy, specs, config.agent_temperature, rng.randrange(2**31))
             tokens += agent.tokens
-            env_seconds = sum(e.env_seconds for e in played)
+            env_seconds = sum((e.env_seconds for e in played), 0.0)
             seed_ids = {e.id for e in self.seed_entries}
             for index, episode in enumerate(played):
                 reward = episode_outcome(episode.rewards, episode.terminated)
