@@ -160,7 +160,7 @@ def test_padding_slots_carry_no_gradient_and_turns_get_the_episode_advantage(tin
     """Through TRL's own scoring and loss: a batch of per-turn samples with padding slots;
     replacing what the padding slots hold leaves the gradient unchanged, and every turn
     sample's advantage is its episode's GRPO advantage over the G episodes."""
-    from spade_gym.selfplay.playing import _training_rows
+    from spade_gym.selfplay.episode_rows import training_rows
     from spade_gym.selfplay.policy import TurnSample
     from spade_gym.selfplay.rows import trl_batch
 
@@ -175,7 +175,7 @@ def test_padding_slots_carry_no_gradient_and_turns_get_the_episode_advantage(tin
 
     # one task of G=2 episodes: 1 turn (won) and 3 turns (lost) -> 3 + 1 padding slots
     episodes = [([turn()], 1.0), ([turn(), turn(), turn()], 0.0)]
-    rows = _training_rows(episodes, G, T, random.Random(0))
+    rows = training_rows(episodes, G, T, random.Random(0))
     assert len(rows) == T * G
     padded = [i for i, row in enumerate(rows) if not row.completion_ids]
     assert len(padded) == T * G - 4

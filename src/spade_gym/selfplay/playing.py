@@ -9,13 +9,14 @@ from dataclasses import dataclass
 
 from spade_gym.agents import EpisodeSpec, play_episodes
 from spade_gym.env.monitor import CONTRACT_ERROR_KIND
-from spade_gym.errors import ProgramTimeout, SpadeError
+from spade_gym.errors import SpadeError
 from spade_gym.registry import Suite, SuiteEntry
 from spade_gym.registry.quarantine import mark_of
 from spade_gym.selfplay.batch import assign_regret_plays, reserve_pool_tasks
 from spade_gym.selfplay.config import SelfPlayConfig
 from spade_gym.selfplay.distributed import Ranks
-from spade_gym.selfplay.policy import TokenAgent, TokenPolicy, Trace, TurnSample
+from spade_gym.selfplay.episode_rows import Record, episode_hung, episode_record, policy_tokens, training_rows
+from spade_gym.selfplay.policy import TokenAgent, TokenPolicy, Trace
 from spade_gym.selfplay.records import DesignResult, RunState
 from spade_gym.selfplay.rewards import (
     centre_per_skill,
@@ -30,13 +31,9 @@ from spade_gym.selfplay.rewards import (
     window_win_rate,
 )
 from spade_gym.selfplay.rows import TrainingRow
-from spade_gym.selfplay.turns import layout_turn_samples
 
 #: Outcomes remembered per environment for the learning-potential weights.
 OUTCOME_MEMORY = 32
-
-#: What the policy left of one episode: a whole-episode Trace, or its turns.
-Record = Trace | list[TurnSample]
 
 #: One no-hint regret play to train on: what the policy left of it, its outcome, its
 #: environment, and whether it is dropped (its program hung, reward.step_timeout_penalty).
@@ -145,10 +142,10 @@ class PlayStage:
             broken = episode.error.get("message") if isinstance(episode.error, dict) and \
                 episode.error.get("kind") == CONTRACT_ERROR_KIND else None
             # A reset() or step() that overran its deadline: the program hung (reward.step_timeout_penalty).
-            overran = _hung(episode)
+            overran = episode_hung(episode)
             results.append([spec.env_id, bool(spec.hint), spec.seed, outcome, broken, overran])
             if not spec.hint:
-                groups.setdefault(spec.env_id, []).append((_record(agent, index, policy, episode), outcome,
+                groups.setdefault(spec.env_id, []).append((episode_record(agent, index, policy, episode), outcome,
                                                            spec.env_id, overran and self._drop_hung_episodes))
         outcomes: dict[str, tuple[dict, dict]] = {env_id: ({}, {}) for env_id, _ in environments}
         broken_by: dict[str, str] = {}
@@ -294,7 +291,7 @@ class PlayStage:
                     episodes.append((empty if hung else record, None if hung else outcome))
                     keys.append((env_id, "regret plays"))
                     outcomes.append((env_id, outcome))
-                    tokens += _policy_tokens(record)
+                    tokens += policy_tokens(record)
                 used += 1
         remaining = n_tasks - used
         if remaining > 0:
@@ -309,18 +306,18 @@ class PlayStage:
             seed_ids = {e.id for e in self.seed_entries}
             for index, episode in enumerate(played):
                 reward = episode_outcome(episode.rewards, episode.terminated)
-                if self._drop_hung_episodes and _hung(episode):
+                if self._drop_hung_episodes and episode_hung(episode):
                     # the program hung, not the agent: no loss, out of its group's baseline
                     episodes.append(([] if agent.sample_unit == "turn" else Trace([]), None))
                 else:
-                    episodes.append((_record(agent, index, policy, episode), reward))
+                    episodes.append((episode_record(agent, index, policy, episode), reward))
                 keys.append(group_key(episode.spec.env_id, episode.spec.seed))
                 outcomes.append((episode.spec.env_id, reward))
                 task_plays.append((episode.spec.env_id, reward))
                 if episode.spec.env_id in seed_ids:
                     suite_wins.append(1.0 if episode.won else 0.0)
         check_groups(keys, G)  # GRPO normalises by position: each group must be one task
-        rows = _training_rows(episodes, G, per_task, rng)
+        rows = training_rows(episodes, G, per_task, rng)
         # Slot groups no task fills (this rank's share is smaller than the largest, or n_groups
         # is not a multiple of turn_samples): padding.
         rows += [TrainingRow.padding()] * ((n_groups - n_tasks * per_task) * G)
@@ -348,48 +345,6 @@ class PlayStage:
             history = self.state.outcomes.setdefault(env_id, [])
             history.append(1.0 if outcome > 0 else 0.0)
             del history[:-OUTCOME_MEMORY]
-
-
-def _hung(episode) -> bool:
-    """The episode ended on a reset()/step() that overran its deadline (SpadeEnv's error kind)."""
-    return isinstance(episode.error, dict) and episode.error.get("kind") == ProgramTimeout.kind
-
-
-def _record(agent: TokenAgent, index: int, policy: TokenPolicy, episode) -> Record:
-    """What the policy left of episode ``index`` (nothing, if the env failed before the first turn)."""
-    if agent.sample_unit == "turn":
-        return agent.turns.get(index, [])
-    return agent.traces.get(index) or Trace(policy.chat_ids([{"role": "user",
-                                                               "content": episode.first_observation or "-"}]))
-
-
-def _policy_tokens(record: Record) -> int:
-    if isinstance(record, Trace):
-        return sum(record.env_mask)
-    return sum(len(turn.completion_ids) for turn in record)
-
-
-def _training_rows(episodes: list[tuple[Record, float | None]], G: int, turn_slots: int,
-                   rng: random.Random) -> list[TrainingRow]:
-    """The agent's training rows of consecutive groups of G episodes; per-turn records are laid
-    out turn-major (:func:`~spade_gym.selfplay.turns.layout_turn_samples`), padding as empty rows."""
-    rows: list[TrainingRow] = []
-    traces = [(record, reward) for record, reward in episodes if isinstance(record, Trace)]
-    if len(traces) == len(episodes):
-        for trace, reward in traces:
-            rows.append(TrainingRow(trace.prompt_ids, trace.completion_ids, trace.logprobs, trace.env_mask, reward))
-        return rows
-    per_turn = [(record, reward) for record, reward in episodes if not isinstance(record, Trace)]
-    if len(per_turn) != len(episodes):
-        raise ValueError("a batch mixes whole-episode traces and per-turn samples")
-    groups = [per_turn[i:i + G] for i in range(0, len(per_turn), G)]
-    for turn, reward in layout_turn_samples(groups, turn_slots, rng):
-        if turn is None:
-            rows.append(TrainingRow.padding(reward=reward))
-        else:
-            rows.append(TrainingRow(turn.prompt_ids, turn.completion_ids, turn.logprobs,
-                                    [1] * len(turn.completion_ids), reward))
-    return rows
 
 
 def mean_or_none(values):
