@@ -180,12 +180,13 @@ def test_the_bounded_decoder_is_linear_on_hostile_text():
     hostile = ["[" + ",".join(["1"] * 45_000) + "]", "[" * 99_000, '["' + '","'.join(["9" * 308] * 300) + '"]',
                "[" + ",".join(["[]"] * 30_000) + "]"]
     for text in hostile:
-        start = time.perf_counter()
+        # CPU time of this process: a busy machine slows the wall clock, not the work done
+        start = time.process_time()
         try:
             load_json(text)
         except (ValueError, RecursionError):
             pass
-        assert time.perf_counter() - start < 1.0
+        assert time.process_time() - start < 1.0
 
 
 _tags = st.lists(st.sampled_from(["<answer>", "</answer>", "<tool_call>", "</tool_call>", "<", ">", "/", "a", "\n"])

@@ -158,12 +158,12 @@ def test_transformers_backend_path(tmp_path):
 
 def test_ctrl_c_keeps_everything_accepted(server, tmp_path):
     server.recorded = [completion(SOUND.replace("EmojiTrailEnv", f"EmojiTrail{i}Env").replace("🍎", "🍏" * (i + 1)))
-                       for i in range(12)]
+                       for i in range(40)]  # more than a busy machine gets through before the interrupt
     server.delay = 0.4
     suite = tmp_path / "suite"
     script = Path(sys.executable).with_name("spade-gym")
     proc = subprocess.Popen([str(script), "generate", "--backend", "openai", "--base-url", server.url, "--model",
-                             "m", "-n", "12", "--attempts", "1", "--concurrency", "2", "--suite", str(suite)],
+                             "m", "-n", "40", "--attempts", "1", "--concurrency", "2", "--suite", str(suite)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and len(Suite(suite).entries()) < 1:
@@ -171,7 +171,7 @@ def test_ctrl_c_keeps_everything_accepted(server, tmp_path):
     proc.send_signal(signal.SIGINT)
     output, _ = proc.communicate(timeout=120)
     entries = Suite(suite).entries_or_raise()
-    assert 1 <= len(entries) < 12, output
+    assert 1 <= len(entries) < 40, output
     for entry in entries:
         entry.read_source()
     assert not [p for p in suite.iterdir() if p.name.startswith(".tmp-")]
