@@ -13,7 +13,7 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from spade_gym.validation import ValidationConfig, validate_source
@@ -65,6 +65,7 @@ def test_judge_paired_passes_fails_or_asks_for_more_seeds():
 
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 200), st.integers(0, 200), st.integers(0, 200), st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+@example(0, 0, 12, 0.99)  # the raw adjusted Wald bound dips here: one discordant seed widens more than it moves
 def test_paired_difference_is_a_symmetric_interval_that_rises_with_the_seeds_ahead(ahead, behind, rest, confidence):
     n = ahead + behind + rest
     estimate, low, high = paired_difference(ahead, behind, n, confidence)
