@@ -11,7 +11,9 @@ or ``spade-gym validate --seed`` to reproduce a run exactly).
 Seeds form one stream per run (:func:`draw_seeds` is prefix-stable): the privileged policy
 plays its first ``seeds``, the rate checks their first ``baseline_seeds`` / ``shortcut_seeds``
 and, while a rate's verdict is uncertain, the next ones (:meth:`Context.samples`; see
-:mod:`spade_gym.validation.stats`), so a run with a fixed seed replays exactly.
+:mod:`spade_gym.validation.stats`), so a run with a fixed seed replays exactly. A zoo script's
+rate that fails there is judged again on the seeds past the prior window its priors learned from
+(:meth:`Context.confirm_held_out`).
 
 Deadlines (the run's budget, batch deadlines, the per-call allowance, the retry of a deadline a
 busy machine made a probe miss) are :mod:`spade_gym.validation.deadlines`; the extra seeds of the
@@ -25,7 +27,7 @@ import secrets
 import statistics
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -38,6 +40,7 @@ from spade_gym.validation.config import ValidationConfig
 from spade_gym.validation.deadlines import Abort, DeadlineHit, Deadlines
 from spade_gym.validation.episodes import Job, ProbeEpisode
 from spade_gym.validation.sampling import ORACLE, prior_for
+from spade_gym.validation.stats import Estimate
 
 #: The baseline replayed in a fresh worker by the determinism check (covers wrong-answer paths).
 REPLAY_BASELINE = {"kind": "random_words"}
@@ -341,8 +344,13 @@ class Context(Deadlines):
     def samples(self, level: str | None, wanted: Mapping[str, int]) -> dict[str, list[ProbeEpisode]]:
         return sampling.samples(self, level, wanted)
 
-    def level_samples(self, wanted: Mapping[sampling.Key, int]) -> dict[sampling.Key, list[ProbeEpisode]]:
-        return sampling.level_samples(self, wanted)
+    def level_samples(self, wanted: Mapping[sampling.Key, int], *,
+                      held_out: bool = False) -> dict[sampling.Key, list[ProbeEpisode]]:
+        return sampling.level_samples(self, wanted, held_out=held_out)
+
+    def confirm_held_out(self, failed: Iterable[sampling.Key], counts: Callable[[ProbeEpisode], bool],
+                         limit: float) -> tuple[dict[sampling.Key, Estimate], dict[sampling.Key, list[ProbeEpisode]]]:
+        return sampling.confirm_held_out(self, failed, counts, limit)
 
 
 def win_rate(episodes: list[ProbeEpisode]) -> float:

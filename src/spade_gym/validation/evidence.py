@@ -61,7 +61,10 @@ def readers_against_chance(ctx: Context, levels: list[tuple[str | None, LevelPro
     intervals = ctx.details.get("shortcut_win_intervals", {}).get(name, {})
 
     def played_seeds(name: str) -> int:
-        return max(int((intervals.get(name) or {}).get("seeds", 0)), len(probes.shortcuts[name]))
+        interval = intervals.get(name) or {}
+        # a rate confirmed on held-out seeds counted those, not the head of the stream played here
+        head = 0 if interval.get("held_out") else int(interval.get("seeds", 0))
+        return max(head, len(probes.shortcuts[name]))
 
     best: dict[str, Any] | None = None
     for reader in readers:

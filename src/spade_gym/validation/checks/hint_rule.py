@@ -107,6 +107,11 @@ def check_hint_rule(ctx: Context) -> Outcome:
         return {key: tally(key) for key in targets}
 
     estimates = ctx.config.rate_rule.settle({key: tally(key) for key in samples}, extend, threshold)
+    # a failure stands only where the script's priors never saw the seeds (validation.sampling)
+    held_out, held_out_episodes = ctx.confirm_held_out([key for key, e in estimates.items() if e.failed],
+                                                       lambda e: _counts(e, given), threshold)
+    estimates.update(held_out)
+    samples.update(held_out_episodes)
     # A script that wins with the hint is judged against itself without it (the zoo baseline unhinted,
     # a hint reader reading the first screen in the hint's place): where that wins too, the screen,
     # not the hint, makes the game mechanical (the shortcut and levels checks' finding, not this one's).
@@ -120,6 +125,8 @@ def check_hint_rule(ctx: Context) -> Outcome:
         level_name = _level_name(level)
         rates.setdefault(level_name, {})[name] = round(estimate.rate, 4)
         intervals.setdefault(level_name, {})[name] = estimate.to_dict()
+        if (level, name) in held_out:
+            intervals[level_name][name]["held_out"] = True
         set_aside = sum(e.won and not _counts(e, given) for e in samples[(level, name)])
         if set_aside:
             stated.setdefault(level_name, {})[name] = set_aside
@@ -177,14 +184,16 @@ def _screen_excuses(name: str) -> bool:
 
 
 def _controls(ctx: Context, failing: list[Key], first: int, threshold: float) -> dict[Key, Any]:
-    """Each failing script's control at its level, settled with the same rule: key -> its estimate."""
+    """Each failing script's control at its level, settled with the same rule on the held-out seeds its
+    failure was confirmed on: key -> its estimate."""
     if not failing:
         return {}
     of = {key: (key[0], control_of(key[1])) for key in failing}
-    samples: dict[Key, list[ProbeEpisode]] = dict(ctx.level_samples({control: first for control in of.values()}))
+    samples: dict[Key, list[ProbeEpisode]] = dict(ctx.level_samples({control: first for control in of.values()},
+                                                                    held_out=True))
 
     def extend(targets: dict[Key, int]) -> dict[Key, Tally]:
-        samples.update(ctx.level_samples(targets))
+        samples.update(ctx.level_samples(targets, held_out=True))
         return {key: Tally.of([e.won for e in samples[key]]) for key in targets}
 
     tallies = {key: Tally.of([e.won for e in episodes]) for key, episodes in samples.items()}

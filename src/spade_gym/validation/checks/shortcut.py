@@ -169,6 +169,11 @@ def check_shortcut(ctx: Context) -> Outcome:
 
     estimates = ctx.config.rate_rule.settle({key: Tally.of([e.won for e in episodes])
                                              for key, episodes in samples.items()}, extend, threshold)
+    # a failure stands only where the script's priors never saw the seeds (validation.sampling)
+    held_out, held_out_episodes = ctx.confirm_held_out([key for key, e in estimates.items() if e.failed],
+                                                       lambda e: e.won, threshold)
+    estimates.update(held_out)
+    samples.update(held_out_episodes)
     rates: dict[str, dict[str, float]] = {}
     intervals: dict[str, dict[str, dict]] = {}
     problems = []
@@ -176,11 +181,14 @@ def check_shortcut(ctx: Context) -> Outcome:
         name = _level_name(level)
         rates.setdefault(name, {})[baseline] = round(estimate.rate, 4)
         intervals.setdefault(name, {})[baseline] = estimate.to_dict()
+        if (level, baseline) in held_out:
+            intervals[name][baseline]["held_out"] = True
         if estimate.failed:
             episodes = samples[(level, baseline)]
             example = next(e for e in episodes if e.won)
             problems.append(Problem(baseline, f"{label(baseline)}, level {name}", (
-                f"won {estimate.wins:g} of {estimate.trials} seeds ({estimate.rate:.0%} > {threshold:.0%}; "
+                f"won {estimate.wins:g} of {estimate.trials} seeds its priors never saw "
+                f"({estimate.rate:.0%} > {threshold:.0%}; "
                 f"{estimate.confidence:.0%} interval {estimate.low:.0%}-{estimate.high:.0%}: {estimate.reason()}), "
                 f"e.g. seed {example.seed} with {', '.join(excerpt(a, 30) for a in example.actions[-3:])}\n"
                 f"fix: {REPAIRS.get(baseline, 'make the answer depend on reasoning about the task')}")))
