@@ -41,7 +41,8 @@ class Transcripts(tuple):
 class Prior:
     """What a script could have learned from *other* seeds of the same level: their first
     solutions and the privileged policy's actions per turn (leave-one-out, so a seed's own
-    answer never leaks into its own baseline)."""
+    answer never leaks into its own baseline). Read-only once built: baselines copy what they
+    change."""
 
     solutions: list[str] = field(default_factory=list)
     #: Turn index -> the privileged policy's actions at that turn on the other seeds.
@@ -61,6 +62,11 @@ class Prior:
     #: hint), the privileged policy's actions and the first screen: the hint rule's scripts learn
     #: from these *where* in a hint the moves stand (``validation.baselines.hinted``).
     hints_and_actions: list[tuple[str | None, list[str], str]] = field(default_factory=list)
+
+    def __deepcopy__(self, memo: dict) -> Prior:
+        # Read-only once built (every baseline derives its own state from it): a job's pristine
+        # copy (validation.deadlines) shares it instead of copying every episode it holds.
+        return self
 
     def frequent_solutions(self) -> list[str]:
         return [s for s, _ in Counter(self.solutions).most_common()]
