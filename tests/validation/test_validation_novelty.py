@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from testkit import GUESS_SOURCE, build_suite
 
@@ -194,3 +196,20 @@ def test_a_rewrite_with_the_same_transcripts_is_the_same_game():
     other = REWRITE.replace('"Wrong. Go " + self.feedback.direction(value, self.secret) + ". Guesses so far: "',
                             '"Wrong. Guesses so far: "')
     assert check_novelty(other, suites=[], batch={"design-0": GUESS_SOURCE}).novel
+
+
+def test_code_similarity_is_the_weighted_jaccard_of_the_n_gram_multisets():
+    """The fast path (interned n-gram ids, shared keys only) against the definition, computed with
+    Counter's multiset intersection and union, on every pair of the benign corpus and two rewrites."""
+    from spade_gym.validation.fingerprint import fingerprint, similarity
+
+    sources = [p.read_text() for p in sorted((Path(__file__).resolve().parents[1] / "programs" / "benign").glob("*.py"))]
+    prints = [fingerprint(s) for s in [*sources, REWRITE, GUESS_SOURCE]]
+    for a in prints:
+        for b in prints:
+            if a.exact == b.exact:
+                assert similarity(a, b) == 1.0
+                continue
+            shared, union = sum((a.grams & b.grams).values()), sum((a.grams | b.grams).values())
+            assert similarity(a, b) == pytest.approx(shared / union, abs=1e-12)
+            assert 0.0 <= similarity(a, b) < 1.0

@@ -41,8 +41,21 @@ class Fingerprint:
     """The two views of one program used by the novelty check."""
 
     exact: str
+    #: n-gram -> count, each n-gram as its id in this process (:func:`_gram_id`): comparing a
+    #: program with a suite intersects int keys, not tuples of tokens hashed afresh each time.
     grams: Counter
     size: int  # total number of n-grams (sum of ``grams``)
+
+
+_GRAM_IDS: dict[tuple[str, ...], int] = {}
+
+
+def _gram_id(gram: tuple[str, ...]) -> int:
+    """The id of ``gram`` in this process (one per distinct n-gram; callers hold ``AST_LOCK``)."""
+    found = _GRAM_IDS.get(gram)
+    if found is None:
+        found = _GRAM_IDS[gram] = len(_GRAM_IDS)
+    return found
 
 
 class _Normalizer(ast.NodeTransformer):
@@ -225,7 +238,7 @@ def fingerprint(source: str) -> Fingerprint:
         exact = hashlib.sha256(ast.dump(tree, annotate_fields=False).encode("utf-8")).hexdigest()
         tokens: list[str] = []
         _preorder(tree, tokens)
-    grams = Counter(tuple(tokens[i:i + NGRAM]) for i in range(max(1, len(tokens) - NGRAM + 1)))
+        grams = Counter(_gram_id(tuple(tokens[i:i + NGRAM])) for i in range(max(1, len(tokens) - NGRAM + 1)))
     return Fingerprint(exact=exact, grams=grams, size=sum(grams.values()))
 
 
@@ -235,8 +248,8 @@ def similarity(a: Fingerprint, b: Fingerprint) -> float:
         return 1.0
     if not a.size or not b.size:
         return 0.0
-    small, large = (a.grams, b.grams) if len(a.grams) <= len(b.grams) else (b.grams, a.grams)
-    shared = sum(min(count, large.get(gram, 0)) for gram, count in small.items())
+    # only the n-grams both hold count (the key intersection runs in C; most grams are not shared)
+    shared = sum(min(a.grams[gram], b.grams[gram]) for gram in a.grams.keys() & b.grams.keys())
     return shared / (a.size + b.size - shared)
 
 
