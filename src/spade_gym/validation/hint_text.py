@@ -78,6 +78,9 @@ class Form:
         lengths = [[_letters(x) for x in v] for v in self.values]
         self.letters = [(min(ls), max(ls)) for ls in lengths]
 
+    def __deepcopy__(self, memo: dict) -> Form:
+        return self  # immutable once built, as :class:`Forms`
+
     def fits(self, index: int, token: str) -> bool:
         """Whether ``token`` could fill slot ``index``: same character classes, a letter count like the
         values seen (single letters stay single letters: an option label is not a word)."""
@@ -174,6 +177,10 @@ class Forms:
         forms = [f for f in forms if f.slots]
         # More slots first (a whole move beats a fragment of it), then the most used.
         self.forms = sorted(forms, key=lambda f: (-len(f.slots), -f.count))[:_MAX_FORMS]
+
+    def __deepcopy__(self, memo: dict) -> Forms:
+        # Immutable once built (learned from the prior): a job's pristine copy shares it.
+        return self
 
     def moves(self, text: str, screen: frozenset[str]) -> list[tuple[int, int, str]]:
         """``(position, rank, action)`` for every move ``text`` names, in order of appearance."""

@@ -213,9 +213,17 @@ class Role:
         if not self.seeds:
             return 0.0
         counts, best = self.counts, 0
+        if not counts:
+            return 0.0
+        key, context = occurrence.key, occurrence.context
         for label in labels:  # (what :func:`features` lists, looked up without building it)
-            best = max(best, counts.get((label, occurrence.key), 0),
-                       counts.get((label, occurrence.context), 0) if occurrence.context else 0)
+            found = counts.get((label, key), 0)
+            if found > best:
+                best = found
+            if context:
+                found = counts.get((label, context), 0)
+                if found > best:
+                    best = found
         return best / self.seeds
 
 
@@ -254,17 +262,21 @@ def rank_values(seen: list[Source], known: list[Any], names: frozenset[str] = fr
     span = (min(numeric), max(numeric)) if known and len(numeric) == len(known) and len(set(numeric)) > 1 else None
     scored: dict[tuple[bool, str], tuple[float, int, Any]] = {}
     position = 0
+    # (the hot loop of the tool-use zoo: a role that learned nothing scores 0.0 without the call,
+    # and only int and number arguments retype a value)
+    role_score = role.score if role is not None and role.seeds and role.counts else None
+    retype = kind in ("int", "number")
     for labels, text in seen:
         for read in _read(text):
             position += 1
             if read.stop:
                 continue
             occurrence = read.occurrence
-            typed = _typed(occurrence.value, kind)
+            typed = _typed(occurrence.value, kind) if retype else occurrence.value
             if typed is None:
                 continue
             number = read.number
-            score = (10 * (role.score(labels, occurrence) if role is not None else 0.0)
+            score = (10 * (role_score(labels, occurrence) if role_score is not None else 0.0)
                      + 4 * (read.norm in vocabulary) + 2 * _named_cached(occurrence.context, names)
                      + (read.shape in shapes or (span is not None and number is not None
                                                  and span[0] <= number <= span[1])))
